@@ -1,0 +1,19 @@
+// The subcommands of `fasim`. Each registers its flags on the app and returns
+// the function that runs it (exit code).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace fasim::cli {
+
+using Action = std::function<int()>;
+
+/// @brief `fasim run`: one forward pass, summary or --json, optional --trace.
+Action add_run(CLI::App& app);
+/// @brief `fasim step`: the steps one by one.
+Action add_step(CLI::App& app);
+/// @brief `fasim devices`: built-in device profiles.
+Action add_devices(CLI::App& app);
+
+}  // namespace fasim::cli

@@ -1,0 +1,43 @@
+// fasim: watch attention move bytes through a GPU.
+// Bad input -> one line on stderr and exit code 2; Ctrl-C -> no partial files.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "commands.hpp"
+#include "fasim/atomic_file.hpp"
+#include "fasim/error.hpp"
+
+int main(int argc, char** argv) {
+  fasim::AtomicFile::install_interrupt_cleanup();  // Ctrl-C leaves no partial file
+
+  CLI::App app{"fasim: simulate how attention moves bytes through a GPU's memory hierarchy"};
+  app.require_subcommand(1);
+  app.footer("Run 'fasim COMMAND --help' for a command's flags.");
+  fasim::cli::Action run = fasim::cli::add_run(app);
+  fasim::cli::Action step = fasim::cli::add_step(app);
+  fasim::cli::Action devices = fasim::cli::add_devices(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string where = app.get_subcommands().empty() ? "fasim" : "fasim " + app.get_subcommands()[0]->get_name();
+    std::cerr << "fasim: error: " << e.what() << "; run '" << where << " --help' for the options\n";
+    return 2;
+  }
+
+  try {
+    for (auto* sub : app.get_subcommands()) {
+      if (sub->get_name() == "run") return run();
+      if (sub->get_name() == "step") return step();
+      if (sub->get_name() == "devices") return devices();
+    }
+  } catch (const fasim::UserError& e) {
+    std::cerr << "fasim: error: " << e.what() << "\n";
+    return 2;
+  }
+  return 2;
+}

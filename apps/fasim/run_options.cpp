@@ -1,0 +1,76 @@
+#include "run_options.hpp"
+
+#include "fasim/error.hpp"
+#include "fasim/scenario.hpp"
+#include "fasim/tiling.hpp"
+
+namespace fasim::cli {
+
+void add_run_flags(CLI::App& app, RunFlags& f) {
+  f.app = &app;
+  app.add_option("--algo", f.algo, "Algorithm: naive | flash2 (default flash2)");
+  app.add_option("--N", f.N, "Sequence length N (default 1024)");
+  app.add_option("--d", f.d, "Head dimension d (default 64)");
+  app.add_option("--batch", f.batch, "Batch size (default 1)");
+  app.add_option("--heads", f.heads, "Heads (default 1)");
+  app.add_option("--dtype", f.dtype, "Storage type: fp32 | fp16 | bf16 (default fp16)");
+  app.add_option("--br", f.br, "Br, query rows per tile (default: largest power of two <= 128 that fits)");
+  app.add_option("--bc", f.bc, "Bc, key/value rows per tile (default: as Br)");
+  app.add_option("--device", f.device, "Device name (see `fasim devices`) or path to a .toml (default h100)");
+  app.add_option("--scenario", f.scenario, "TOML file with the same settings; flags override it");
+  app.add_option("--seed", f.seed, "Seed of the random inputs (default 1)");
+  app.add_flag("--no-numerics", f.no_numerics, "Count bytes and FLOPs only; compute no values (for large shapes)");
+  app.add_option("--row", f.row, "Row whose running max m and sum l steps show (default 0)");
+}
+
+RunConfig resolve(const RunFlags& f) {
+  Scenario sc;
+  if (f.given("--scenario")) sc = load_scenario(f.scenario);
+
+  RunConfig c;
+  c.title = sc.title;
+  std::string device = f.given("--device") ? f.device : sc.device.value_or("h100");
+  c.device = load_device(device);
+
+  Workload& w = c.workload;
+  auto pick = [&](const char* flag, std::int64_t flag_value, const std::optional<std::int64_t>& from_file,
+                  std::int64_t fallback) {
+    return f.given(flag) ? flag_value : from_file.value_or(fallback);
+  };
+  w.batch = pick("--batch", f.batch, sc.batch, 1);
+  w.heads = pick("--heads", f.heads, sc.heads, 1);
+  w.N = pick("--N", f.N, sc.N, 1024);
+  w.d = pick("--d", f.d, sc.d, 64);
+  w.dtype = sc.dtype.value_or(DType::fp16);
+  if (f.given("--dtype")) {
+    auto t = parse_dtype(f.dtype);
+    if (!t) throw UserError("unknown dtype '" + f.dtype + "'; use --dtype fp32, fp16 or bf16");
+    w.dtype = *t;
+  }
+  Algo algo = sc.algo.value_or(Algo::flash2);
+  if (f.given("--algo")) {
+    auto a = parse_algo(f.algo);
+    if (!a) throw UserError("unknown algorithm '" + f.algo + "'; use --algo naive or --algo flash2");
+    algo = *a;
+  }
+
+  // Tiles: given Br and/or Bc win; a missing one takes the default square tile
+  // (or the other one's value).
+  std::optional<std::int64_t> br = f.given("--br") ? std::optional(f.br) : sc.br;
+  std::optional<std::int64_t> bc = f.given("--bc") ? std::optional(f.bc) : sc.bc;
+  if (br && !bc) bc = br;
+  if (bc && !br) br = bc;
+  if (br) {
+    c.mapping = Mapping{algo, *br, *bc};
+  } else {
+    if (w.N <= 0 || w.d <= 0) validate(w, Mapping{algo, 1, 1}, c.device);  // names the bad value
+    c.mapping = default_tiles(algo, w, c.device);
+  }
+
+  c.options.numerics = !(f.no_numerics || (sc.numerics && !*sc.numerics));
+  c.options.seed = f.given("--seed") ? f.seed : sc.seed.value_or(1);
+  c.options.watch.row = pick("--row", f.row, sc.row, 0);
+  return c;
+}
+
+}  // namespace fasim::cli

@@ -1,0 +1,44 @@
+// The flags shared by `fasim run` and `fasim step`, and how a scenario file
+// and the flags combine into one configuration (flags win).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "fasim/device_spec.hpp"
+#include "fasim/mapping.hpp"
+#include "fasim/simulation.hpp"
+#include "fasim/workload.hpp"
+
+namespace fasim::cli {
+
+/// @brief Raw flag values as typed by the user; unset means "not given".
+struct RunFlags {
+  std::string algo, dtype, device, scenario;
+  std::int64_t N = 0, d = 0, batch = 0, heads = 0, br = 0, bc = 0, row = 0;
+  std::uint64_t seed = 0;
+  bool no_numerics = false;
+  CLI::App* app = nullptr;  ///< to ask which flags were given
+
+  bool given(const std::string& flag) const { return app->count(flag) > 0; }
+};
+
+/// @brief Everything a Simulation needs.
+struct RunConfig {
+  DeviceSpec device;
+  Workload workload;
+  Mapping mapping;
+  SimOptions options;
+  std::string title;  ///< from the scenario, if any
+};
+
+/// @brief Adds --algo, --N, --d, --batch, --heads, --dtype, --br, --bc,
+/// --device, --scenario, --seed, --no-numerics, --row to `app`.
+void add_run_flags(CLI::App& app, RunFlags& f);
+
+/// @brief Defaults, then the scenario file, then the flags. Throws UserError.
+RunConfig resolve(const RunFlags& f);
+
+}  // namespace fasim::cli

@@ -1,0 +1,83 @@
+#include "summary.hpp"
+
+#include <cstdio>
+#include <string>
+
+#include "fasim/format.hpp"
+#include "fasim/report.hpp"
+
+namespace fasim::cli {
+
+namespace {
+
+std::string pad(const std::string& s, std::size_t width, bool right = true) {
+  if (s.size() >= width) return s;
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+std::string percent(double part, double whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);
+  return buf;
+}
+
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2e", v);
+  return buf;
+}
+
+}  // namespace
+
+void print_summary(std::ostream& os, const Simulation& sim, const std::optional<NumericsResult>& num) {
+  const Workload& w = sim.workload();
+  const Mapping& m = sim.mapping();
+  const DeviceSpec& dev = sim.device();
+  const Ledger& L = sim.ledger();
+  const std::int64_t Tr = ceil_div(w.N, m.br), Tc = ceil_div(w.N, m.bc);
+
+  os << "fasim run: " << name(m.algo) << " on " << dev.name << " (" << dev.description << ")\n";
+  os << "  workload  batch " << w.batch << " x heads " << w.heads << ", N " << w.N << ", d " << w.d
+     << ", " << name(w.dtype) << " (" << w.elem_bytes() << " B per element)\n";
+  os << "  tiles     Br " << m.br << ", Bc " << m.bc << ": " << Tr << " x " << Tc
+     << " tiles per head\n";
+  os << "  kernels  ";
+  for (const Kernel& k : sim.program().kernels) os << " [" << k.name << ": " << k.grid << " blocks]";
+  os << "\n\n";
+
+  os << "HBM traffic (bytes between HBM and SRAM: the paper's \"HBM accesses\")\n";
+  os << "  " << pad("tensor", 8, false) << pad("read", 20) << pad("written", 20) << "\n";
+  for (TensorId t : kAllTensors) {
+    const Traffic& x = L.hbm(t);
+    if (x.total() == 0) continue;
+    os << "  " << pad(std::string(name(t)), 8, false) << pad(with_commas(x.read_bytes), 20)
+       << pad(with_commas(x.write_bytes), 20) << "\n";
+  }
+  const Traffic total = L.hbm_total();
+  os << "  " << pad("total", 8, false) << pad(with_commas(total.read_bytes), 20)
+     << pad(with_commas(total.write_bytes), 20) << "   (" << human_bytes(static_cast<double>(total.total()))
+     << " moved)\n\n";
+
+  const Flops& f = L.flops();
+  char ai[32];
+  std::snprintf(ai, sizeof ai, "%.1f", arithmetic_intensity(L));
+  os << "FLOPs       matmul " << human_count(static_cast<double>(f.matmul)) << ", other "
+     << human_count(static_cast<double>(f.other)) << " (of which exp/log "
+     << human_count(static_cast<double>(f.exp)) << ")\n";
+  os << "intensity   " << ai << " FLOP per HBM byte\n";
+  os << "SRAM        peak " << with_commas(L.peak_sram_bytes()) << " B per block of "
+     << with_commas(dev.sram_bytes_per_block) << " B ("
+     << percent(static_cast<double>(L.peak_sram_bytes()), static_cast<double>(dev.sram_bytes_per_block)) << ")\n";
+  os << "registers   peak " << with_commas(L.peak_register_bytes()) << " B per block of "
+     << with_commas(dev.register_bytes_per_block) << " B ("
+     << percent(static_cast<double>(L.peak_register_bytes()), static_cast<double>(dev.register_bytes_per_block))
+     << ")\n";
+  if (num) {
+    os << "numerics    max abs error " << sci(num->max_abs_error) << ", max rel error "
+       << sci(num->max_rel_error) << " against an fp64 reference\n";
+  } else {
+    os << "numerics    not computed (--no-numerics: counting only)\n";
+  }
+}
+
+}  // namespace fasim::cli

@@ -1,0 +1,15 @@
+# Writes OUT: a C++ file defining fasim::detail::builtin_device_files(), the
+# text of each configs/devices/*.toml keyed by its file stem.
+string(REPLACE "|" ";" FILES "${FILES}")
+set(body "// Generated from configs/devices/*.toml by cmake/embed_devices.cmake. Do not edit.\n")
+string(APPEND body "#include <string_view>\n#include <utility>\n#include <vector>\n\n")
+string(APPEND body "namespace fasim::detail {\n\n")
+string(APPEND body "const std::vector<std::pair<std::string_view, std::string_view>>& builtin_device_files() {\n")
+string(APPEND body "  static const std::vector<std::pair<std::string_view, std::string_view>> files = {\n")
+foreach(f IN LISTS FILES)
+  get_filename_component(stem ${f} NAME_WE)
+  file(READ ${f} text)
+  string(APPEND body "      {\"${stem}\", R\"fasim_toml(${text})fasim_toml\"},\n")
+endforeach()
+string(APPEND body "  };\n  return files;\n}\n\n}  // namespace fasim::detail\n")
+file(WRITE ${OUT} "${body}")

@@ -1,0 +1,89 @@
+// Block: what one thread block's tile program sees. It allocates tiles on chip,
+// loads and stores tiles between HBM and SRAM (counting every byte), and turns
+// each action into a Step.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "fasim/hbm.hpp"
+#include "fasim/ledger.hpp"
+#include "fasim/on_chip.hpp"
+#include "fasim/step.hpp"
+#include "fasim/workload.hpp"
+
+namespace fasim {
+
+/// @brief The row whose softmax state steps report (global row of one head).
+struct WatchedRow {
+  std::int64_t bh = 0;
+  std::int64_t row = 0;
+};
+
+/// @brief Execution context of one thread block.
+class Block {
+ public:
+  Block(Hbm& hbm, const Workload& w, bool numerics, WatchedRow watch, std::int32_t kernel,
+        std::int64_t block)
+      : hbm_(hbm), w_(w), numerics_(numerics), watch_(watch), kernel_(kernel), block_(block) {}
+
+  const Workload& workload() const { return w_; }
+  /// @brief True when real values are computed (execute mode).
+  bool numerics() const { return numerics_; }
+  std::int64_t id() const { return block_; }
+  Hbm& hbm() { return hbm_; }
+
+  /// @brief Sets the (batch*head, query block, key block) of the next steps.
+  void at(std::int64_t bh, std::int64_t qb, std::int64_t kb) {
+    bh_ = bh;
+    qb_ = qb;
+    kb_ = kb;
+  }
+
+  /// @brief A tile in shared memory of `dtype`.
+  Tile shared(std::int64_t rows, std::int64_t cols, DType dtype) {
+    return Tile(&chip_, Placement::shared, rows, cols, dtype, numerics_);
+  }
+  /// @brief An fp32 tile held in registers (accumulators, scores, statistics).
+  Tile registers(std::int64_t rows, std::int64_t cols) {
+    return Tile(&chip_, Placement::registers, rows, cols, DType::fp32, numerics_);
+  }
+
+  /// @brief Reads rows [row0, row0+rows) x cols [col0, col0+cols) of tensor t
+  /// (head bh) into dst at (0, dst_col0). Counts rows*cols*elem bytes read.
+  Step load(Tile& dst, TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+            std::int64_t cols, std::int64_t dst_col0 = 0);
+
+  /// @brief Writes src rows [0, rows) x cols [src_col0, src_col0+cols) to tensor
+  /// t at (row0, col0), rounding to the tensor's dtype. Counts bytes written.
+  Step store(TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+             std::int64_t cols, const Tile& src, std::int64_t src_col0 = 0);
+
+  /// @brief A compute step (no HBM traffic) that produced `produced`.
+  Step compute(StepKind kind, std::string_view what, TensorId produced, std::int64_t rows,
+               std::int64_t cols, const Flops& flops);
+
+  /// @brief Local row index of the watched row within a tile starting at global
+  /// row `row0` with `rows` rows of head bh; -1 if not inside.
+  std::int64_t watched_local_row(std::int64_t row0, std::int64_t rows) const {
+    if (watch_.bh != bh_ || watch_.row < row0 || watch_.row >= row0 + rows) return -1;
+    return watch_.row - row0;
+  }
+
+  const OnChip& chip() const { return chip_; }
+
+ private:
+  Step make(StepKind kind, std::string_view what, TensorId t, std::int64_t rows,
+            std::int64_t cols) const;
+
+  Hbm& hbm_;
+  const Workload& w_;
+  bool numerics_;
+  WatchedRow watch_;
+  std::int32_t kernel_;
+  std::int64_t block_;
+  std::int64_t bh_ = 0, qb_ = -1, kb_ = -1;
+  OnChip chip_;
+};
+
+}  // namespace fasim

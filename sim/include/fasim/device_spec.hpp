@@ -1,0 +1,70 @@
+// DeviceSpec: the hardware a simulation runs on, parsed from
+// configs/devices/*.toml (built into the binary) or a user's TOML file.
+// Immutable once parsed.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fasim/dtype.hpp"
+
+namespace fasim {
+
+/// @brief Figures of one GPU. Bandwidths in bytes/s, rates in operations/s,
+/// sizes in bytes, latencies in seconds.
+struct DeviceSpec {
+  std::string name;         ///< short name, e.g. "h100"
+  std::string description;  ///< e.g. "NVIDIA H100 SXM5 80GB"
+  std::string source;       ///< "built-in" or the TOML path it came from
+
+  // Compute units
+  std::int64_t sm_count = 0;
+  double clock_hz = 0;
+
+  // On-chip memory (SRAM = shared memory) and registers
+  std::int64_t sram_bytes_per_sm = 0;
+  std::int64_t sram_bytes_per_block = 0;       ///< most one block may use
+  std::int64_t register_bytes_per_sm = 0;
+  std::int64_t register_bytes_per_block = 0;   ///< most one block may use
+  double sram_bandwidth_per_sm = 0;            ///< bytes/s, one SM
+
+  // L2
+  std::int64_t l2_bytes = 0;
+  std::int64_t l2_line_bytes = 0;
+  std::int64_t l2_sector_bytes = 0;
+  double l2_bandwidth = 0;   ///< bytes/s, whole chip
+  double l2_latency_s = 0;
+
+  // HBM
+  std::int64_t hbm_bytes = 0;
+  double hbm_bandwidth = 0;  ///< bytes/s
+  double hbm_latency_s = 0;
+
+  // Arithmetic rates (whole chip)
+  double matmul_flops_fp32 = 0;  ///< FLOP/s of fp32 matmul
+  double matmul_flops_fp16 = 0;  ///< FLOP/s of fp16 tensor-core matmul, fp32 accumulate
+  double matmul_flops_bf16 = 0;  ///< FLOP/s of bf16 tensor-core matmul, fp32 accumulate
+  double fp32_flops = 0;         ///< FLOP/s of non-matmul fp32 work
+  double exp_rate = 0;           ///< exponentials/s (special function units)
+  double launch_overhead_s = 0;  ///< cost of one kernel launch
+
+  /// @brief Matmul rate for a storage type.
+  double matmul_flops(DType t) const;
+};
+
+/// @brief Parses a device TOML text; `origin` names it in error messages.
+/// Throws UserError naming the file, line and column of a syntax error, or the
+/// missing/invalid key.
+DeviceSpec parse_device(std::string_view toml_text, const std::string& origin);
+
+/// @brief Loads a device by built-in name ("h100") or by TOML path
+/// (anything ending in ".toml" or containing '/'). Throws UserError listing
+/// the known names if unknown.
+DeviceSpec load_device(std::string_view name_or_path);
+
+/// @brief All built-in devices, in a stable order.
+std::vector<DeviceSpec> builtin_devices();
+
+}  // namespace fasim

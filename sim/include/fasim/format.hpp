@@ -1,0 +1,16 @@
+// Number formatting shared by messages, tables and lessons.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace fasim {
+
+/// @brief 1234567 -> "1,234,567".
+std::string with_commas(std::int64_t v);
+/// @brief Bytes in binary units: "512 B", "16.0 KiB", "1.50 MiB", "2.00 GiB".
+std::string human_bytes(double bytes);
+/// @brief A count with SI prefix: "4.29 G", "512", "1.20 T".
+std::string human_count(double v);
+
+}  // namespace fasim

@@ -1,0 +1,68 @@
+// Generator<T>: a minimal C++20 coroutine that yields values one at a time.
+// Each thread block's tile program is a Generator<Step>, so the simulation can
+// be advanced one Step at a time and the program still reads top to bottom.
+#pragma once
+
+#include <coroutine>
+#include <exception>
+#include <utility>
+
+namespace fasim {
+
+/// @brief A lazily evaluated sequence: the body runs until its next co_yield
+/// each time next() is called.
+template <typename T>
+class Generator {
+ public:
+  struct promise_type {
+    const T* current = nullptr;
+    std::exception_ptr error;
+
+    Generator get_return_object() {
+      return Generator{std::coroutine_handle<promise_type>::from_promise(*this)};
+    }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    std::suspend_always final_suspend() noexcept { return {}; }
+    std::suspend_always yield_value(const T& value) noexcept {
+      current = &value;  // lives in the coroutine frame until resumed
+      return {};
+    }
+    void return_void() noexcept {}
+    void unhandled_exception() { error = std::current_exception(); }
+  };
+
+  Generator() = default;
+  Generator(Generator&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  Generator& operator=(Generator&& other) noexcept {
+    if (this != &other) {
+      reset();
+      handle_ = std::exchange(other.handle_, {});
+    }
+    return *this;
+  }
+  Generator(const Generator&) = delete;
+  Generator& operator=(const Generator&) = delete;
+  ~Generator() { reset(); }
+
+  /// @brief Runs the body to its next co_yield. False when the body finished.
+  /// Rethrows an exception the body threw.
+  bool next() {
+    if (!handle_ || handle_.done()) return false;
+    handle_.resume();
+    if (handle_.promise().error) std::rethrow_exception(handle_.promise().error);
+    return !handle_.done();
+  }
+
+  /// @brief The value of the last co_yield; valid until the next call to next().
+  const T& value() const { return *handle_.promise().current; }
+
+ private:
+  explicit Generator(std::coroutine_handle<promise_type> h) : handle_(h) {}
+  void reset() {
+    if (handle_) handle_.destroy();
+    handle_ = {};
+  }
+  std::coroutine_handle<promise_type> handle_;
+};
+
+}  // namespace fasim

@@ -1,0 +1,47 @@
+// HBM: the tensors that live in device memory, with their values.
+// In counting-only mode the tensors have shapes but no values.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "fasim/dtype.hpp"
+#include "fasim/tensor.hpp"
+
+namespace fasim {
+
+/// @brief One tensor in HBM: bh independent (rows, cols) row-major matrices
+/// stored as `dtype` (values kept as float, already rounded to dtype).
+struct HbmTensor {
+  std::int64_t bh = 0;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  DType dtype = DType::fp32;
+  std::vector<float> values;  ///< empty when counting only
+
+  /// @brief Offset of element (h, r, c) in values.
+  std::int64_t offset(std::int64_t h, std::int64_t r, std::int64_t c) const {
+    return (h * rows + r) * cols + c;
+  }
+  /// @brief Bytes of one element as stored.
+  std::int64_t elem_bytes() const { return bytes_of(dtype); }
+  /// @brief True if values are held (execute mode).
+  bool has_values() const { return !values.empty(); }
+};
+
+/// @brief All tensors in HBM, indexed by TensorId; absent ones are unused.
+struct Hbm {
+  std::array<std::optional<HbmTensor>, kTensorCount> tensors;
+
+  HbmTensor& at(TensorId t) { return *tensors[index(t)]; }
+  const HbmTensor& at(TensorId t) const { return *tensors[index(t)]; }
+  bool has(TensorId t) const { return tensors[index(t)].has_value(); }
+
+  /// @brief Declares a tensor; allocates (zeroed) values if with_values.
+  HbmTensor& add(TensorId t, std::int64_t bh, std::int64_t rows, std::int64_t cols,
+                 DType dtype, bool with_values);
+};
+
+}  // namespace fasim

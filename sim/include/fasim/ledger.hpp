@@ -1,0 +1,73 @@
+// Ledger: running totals of what the Steps moved and computed.
+// HBM traffic per tensor and direction, FLOPs by kind, peak on-chip use.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "fasim/step.hpp"
+#include "fasim/tensor.hpp"
+
+namespace fasim {
+
+/// @brief Bytes read and written for one tensor (or in total).
+struct Traffic {
+  std::int64_t read_bytes = 0;
+  std::int64_t write_bytes = 0;
+  std::int64_t total() const { return read_bytes + write_bytes; }
+  bool operator==(const Traffic&) const = default;
+};
+
+/// @brief FLOPs: matmul (2 per multiply-add) and everything else.
+struct Flops {
+  std::int64_t matmul = 0;
+  std::int64_t other = 0;  ///< includes exp
+  std::int64_t exp = 0;    ///< exponentials and logarithms (part of other)
+  std::int64_t total() const { return matmul + other; }
+};
+
+/// @brief Sum of all Steps recorded so far.
+class Ledger {
+ public:
+  /// @brief Adds one Step's bytes and FLOPs; raises the peaks.
+  void record(const Step& s) {
+    Traffic& t = hbm_[index(s.tensor)];
+    t.read_bytes += s.hbm_read_bytes;
+    t.write_bytes += s.hbm_write_bytes;
+    flops_.matmul += s.flops_matmul;
+    flops_.other += s.flops_other;
+    flops_.exp += s.exps;
+    peak_sram_ = std::max(peak_sram_, s.sram_bytes);
+    peak_registers_ = std::max(peak_registers_, s.register_bytes);
+    ++steps_;
+  }
+
+  /// @brief HBM traffic of one tensor.
+  const Traffic& hbm(TensorId t) const { return hbm_[index(t)]; }
+  /// @brief HBM traffic of all tensors together.
+  Traffic hbm_total() const {
+    Traffic sum;
+    for (const Traffic& t : hbm_) {
+      sum.read_bytes += t.read_bytes;
+      sum.write_bytes += t.write_bytes;
+    }
+    return sum;
+  }
+  const Flops& flops() const { return flops_; }
+  /// @brief Most shared memory any block held at once.
+  std::int64_t peak_sram_bytes() const { return peak_sram_; }
+  /// @brief Most register-tile bytes any block held at once.
+  std::int64_t peak_register_bytes() const { return peak_registers_; }
+  /// @brief Steps recorded.
+  std::int64_t steps() const { return steps_; }
+
+ private:
+  std::array<Traffic, kTensorCount> hbm_{};
+  Flops flops_{};
+  std::int64_t peak_sram_ = 0;
+  std::int64_t peak_registers_ = 0;
+  std::int64_t steps_ = 0;
+};
+
+}  // namespace fasim

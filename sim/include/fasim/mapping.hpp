@@ -1,0 +1,27 @@
+// Mapping: how an algorithm is tiled onto thread blocks (how, not what).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace fasim {
+
+/// @brief The attention algorithms fasim can execute.
+/// naive: three kernels that write S and P to HBM (the paper's standard attention).
+/// flash2: FlashAttention-2 order, query blocks outer, key/value blocks inner.
+enum class Algo : std::uint8_t { naive, flash2 };
+
+/// @brief "naive" or "flash2".
+std::string_view name(Algo a);
+/// @brief Parses an algorithm name; nullopt if unknown.
+std::optional<Algo> parse_algo(std::string_view s);
+
+/// @brief Tile sizes. br: query rows per block tile; bc: key/value rows per tile.
+struct Mapping {
+  Algo algo = Algo::flash2;
+  std::int64_t br = 64;  ///< Br, query rows per tile
+  std::int64_t bc = 64;  ///< Bc, key/value rows per tile
+};
+
+}  // namespace fasim

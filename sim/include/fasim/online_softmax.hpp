@@ -1,0 +1,40 @@
+// The online softmax of one row: the running max m and running sum l, updated
+// one chunk of scores at a time. After the last chunk, softmax(x)_i =
+// exp(x_i - m) / l exactly as if the whole row had been seen at once:
+//
+//   m' = max(m, max_i x_i)            new running max
+//   alpha = exp(m - m')               how much the old terms shrink
+//   p_i = exp(x_i - m')               this chunk's terms, already on the new scale
+//   l' = alpha * l + sum_i p_i        old sum rescaled, plus the new terms
+//
+// An output accumulated from earlier chunks (O = sum p_j v_j) must be
+// multiplied by the same alpha before this chunk's p_i v_i are added.
+#pragma once
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace fasim {
+
+/// @brief Running softmax statistics of one row.
+struct OnlineSoftmax {
+  float m = -std::numeric_limits<float>::infinity();  ///< running max
+  float l = 0.0f;                                    ///< running sum of exp(x - m)
+
+  /// @brief Absorbs n scores: replaces each x_i by p_i = exp(x_i - m') and
+  /// returns alpha = exp(m - m'), the factor for everything accumulated before.
+  float absorb(float* scores, std::int64_t n) {
+    Eigen::Map<Eigen::ArrayXf> x(scores, n);
+    const float m_new = std::max(m, n > 0 ? x.maxCoeff() : m);
+    const float alpha = std::exp(m - m_new);  // exp(-inf) = 0 on the first chunk
+    x = (x - m_new).exp();
+    l = alpha * l + x.sum();
+    m = m_new;
+    return alpha;
+  }
+};
+
+}  // namespace fasim

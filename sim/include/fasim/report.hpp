@@ -1,0 +1,23 @@
+// Report: the numbers of a finished simulation as one JSON object, the form
+// that `fasim run --json` prints and that tests, lessons and docs read.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "fasim/simulation.hpp"
+
+namespace fasim {
+
+/// @brief The stable keys: workload {batch, heads, N, d, dtype}, mapping
+/// {algo, br, bc}, device (name), hbm {read_bytes, write_bytes, by_tensor:
+/// {NAME: {read_bytes, write_bytes}}}, flops {matmul, other, exp},
+/// sram {peak_bytes_per_block, capacity_bytes_per_block}, registers {...},
+/// numerics {max_abs_error, max_rel_error} (only when computed), plus
+/// arithmetic_intensity, steps, kernels, grid.
+nlohmann::json report_json(const Simulation& sim, const std::optional<NumericsResult>& numerics);
+
+/// @brief FLOPs per HBM byte (matmul + other over read + write).
+double arithmetic_intensity(const Ledger& ledger);
+
+}  // namespace fasim

@@ -1,0 +1,69 @@
+// Scenario: a TOML file holding the same settings as `fasim run` flags, so a
+// lesson or a bug report can name one file instead of a long command line. The
+// CLI applies the scenario first and then the flags on top; every field is
+// optional, and an unset field leaves the CLI's default (or flag) alone.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "fasim/dtype.hpp"
+#include "fasim/mapping.hpp"
+
+namespace fasim {
+
+/// @brief Settings read from a scenario file; each is unset unless the file
+/// gives it.
+///
+/// Schema (all keys optional; unknown keys and tables are errors):
+/// @code{.toml}
+/// title = "Quickstart"   # shown by the CLI
+/// device = "h100"        # built-in name, or a path to a device .toml
+/// [workload]
+/// batch = 1
+/// heads = 1
+/// N = 1024
+/// d = 64
+/// dtype = "fp16"         # fp32 | fp16 | bf16
+/// [mapping]
+/// algo = "flash2"        # naive | flash2
+/// br = 64
+/// bc = 64
+/// [run]
+/// seed = 1
+/// numerics = true
+/// row = 0
+/// @endcode
+struct Scenario {
+  /// @brief Device name or path. A relative path is already resolved against
+  /// the scenario file's directory, so it can be passed to load_device as is.
+  std::optional<std::string> device;
+  std::optional<std::int64_t> batch;  ///< @brief sequences (positive)
+  std::optional<std::int64_t> heads;  ///< @brief attention heads (positive)
+  std::optional<std::int64_t> N;      ///< @brief sequence length (positive)
+  std::optional<std::int64_t> d;      ///< @brief head dimension (positive)
+  std::optional<DType> dtype;         ///< @brief storage type (parse_dtype)
+  std::optional<Algo> algo;           ///< @brief algorithm (parse_algo)
+  std::optional<std::int64_t> br;     ///< @brief Br, query rows per tile (positive)
+  std::optional<std::int64_t> bc;     ///< @brief Bc, key/value rows per tile (positive)
+  std::optional<std::uint64_t> seed;  ///< @brief seed of the random inputs (>= 0)
+  std::optional<bool> numerics;       ///< @brief compute values (true) or only count bytes
+  std::optional<std::int64_t> row;    ///< @brief watched query row for stepping (>= 0)
+  std::string title;                  ///< @brief optional `title = "..."`; empty if absent
+};
+
+/// @brief Parses a scenario's TOML text. `origin` names it in error messages;
+/// `base_dir` is the directory a relative device path is resolved against
+/// (empty: leave it relative to the working directory).
+/// Throws UserError with one line, "origin:line:col: problem; fix", for a
+/// syntax error, an unknown table or key, a value of the wrong type or range,
+/// an unknown dtype, algorithm or built-in device name.
+Scenario parse_scenario(std::string_view toml_text, const std::string& origin, const std::string& base_dir);
+
+/// @brief Reads and parses a scenario file; relative device paths are
+/// resolved against the file's directory. Throws UserError if unreadable.
+Scenario load_scenario(const std::string& path);
+
+}  // namespace fasim

@@ -1,0 +1,52 @@
+// Step: one action of one thread block — load a tile, store a tile, a matmul,
+// a softmax update, a rescale. A Step carries its own bytes and FLOPs; the
+// Ledger is nothing but the sum of the Steps.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "fasim/tensor.hpp"
+
+namespace fasim {
+
+/// @brief What a Step does.
+enum class StepKind : std::uint8_t {
+  load,     ///< HBM -> SRAM: a tile is read
+  store,    ///< SRAM -> HBM: a tile is written
+  matmul,   ///< a tile matmul (tensor cores)
+  softmax,  ///< softmax work on a tile: max, exp, sum (online or not)
+  rescale,  ///< scaling O or finishing the statistics
+};
+
+/// @brief "load", "store", "matmul", "softmax" or "rescale".
+std::string_view name(StepKind k);
+
+/// @brief One action of one thread block, with everything it moved and computed.
+struct Step {
+  StepKind kind = StepKind::load;
+  std::string_view what;        ///< short label, e.g. "S = scale * Q K^T"
+  std::int32_t kernel = 0;      ///< index of the kernel in the algorithm
+  std::int64_t block = 0;       ///< block index within the kernel's grid
+  std::int64_t bh = 0;          ///< which (batch, head) problem
+  std::int64_t qb = -1;         ///< query block i (tile row), -1 if none
+  std::int64_t kb = -1;         ///< key/value block j (tile column), -1 if none
+  TensorId tensor = TensorId::Q;  ///< tensor moved (load/store) or produced
+  std::int64_t rows = 0;        ///< tile rows actually touched
+  std::int64_t cols = 0;        ///< tile columns actually touched
+
+  std::int64_t hbm_read_bytes = 0;   ///< bytes read from HBM by this step
+  std::int64_t hbm_write_bytes = 0;  ///< bytes written to HBM by this step
+  std::int64_t flops_matmul = 0;     ///< multiply-adds count 2
+  std::int64_t flops_other = 0;      ///< exp, max, sum, scale, rescale (exp and log count 1)
+  std::int64_t exps = 0;             ///< how many of flops_other are exp or log
+
+  std::int64_t sram_bytes = 0;      ///< this block's shared memory in use after the step
+  std::int64_t register_bytes = 0;  ///< this block's register tiles in use after the step
+
+  bool has_row = false;  ///< true if the watched row lives in this block
+  float row_m = 0;       ///< running max of the watched row after this step
+  float row_l = 0;       ///< running sum of the watched row after this step
+};
+
+}  // namespace fasim

@@ -1,0 +1,34 @@
+// Tiling checks: do an algorithm's tiles fit on chip, and which tiles to use
+// when the user gives none.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "fasim/device_spec.hpp"
+#include "fasim/mapping.hpp"
+#include "fasim/program.hpp"
+#include "fasim/workload.hpp"
+
+namespace fasim {
+
+/// @brief True if `need` fits the device's shared memory and registers per block.
+bool fits(const OnChipBytes& need, const DeviceSpec& dev);
+
+/// @brief Br = Bc = the largest power of two <= 128 (and <= the next power of
+/// two >= N) whose tiles fit the device. Throws UserError if not even 1 fits.
+Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev);
+
+/// @brief Checks the shape and tiling; throws UserError with one line naming
+/// the problem and the fix (for tiles that do not fit: bytes needed, capacity,
+/// and the largest Br/Bc that fit).
+void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev);
+
+/// @brief Bytes of float values an execute-mode run holds (tensors and the
+/// reference), to refuse shapes that would exhaust host memory.
+double execute_bytes(const Workload& w, const Mapping& m);
+
+/// @brief Largest execute-mode footprint fasim accepts (4 GiB).
+inline constexpr double kMaxExecuteBytes = 4.0 * 1024 * 1024 * 1024;
+
+}  // namespace fasim

@@ -1,0 +1,86 @@
+// Trace: the ordered Steps with timestamps, written as they happen to a sink:
+// Chrome Trace Event JSON (opens in Perfetto / chrome://tracing), JSON lines,
+// or CSV. Sinks stream: a trace of millions of steps is never held in memory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fasim/ledger.hpp"
+#include "fasim/mapping.hpp"
+#include "fasim/step.hpp"
+#include "fasim/workload.hpp"
+
+namespace fasim {
+
+/// @brief The file formats a trace can be written in.
+enum class TraceFormat { chrome, jsonl, csv };
+
+/// @brief "chrome", "jsonl" or "csv".
+std::string_view name(TraceFormat f);
+/// @brief Parses "chrome" | "jsonl" | "csv"; nullopt for anything else.
+std::optional<TraceFormat> parse_trace_format(std::string_view s);
+
+/// @brief What the time axis means while fasim has no timing model.
+inline constexpr std::string_view kStepIndexTimeNote =
+    "no timing model yet: step k starts at k us and lasts 1 us, so times are "
+    "step indices (order), not predicted durations";
+
+/// @brief Describes the run a trace comes from; written once, at the top.
+struct TraceMeta {
+  std::string device;                     ///< DeviceSpec name, e.g. "h100"
+  Workload workload;                      ///< the attention shape
+  Mapping mapping;                        ///< algorithm and tiling
+  std::vector<std::string> kernel_names;  ///< name of kernel k at index k
+  std::string time_unit_note{kStepIndexTimeNote};  ///< what ts/dur mean
+};
+
+/// @brief When a step ran, in microseconds. Until a timing model exists the
+/// caller passes StepTime::from_index(k): start k, duration 1.
+struct StepTime {
+  double start_us = 0;
+  double duration_us = 1;
+  /// @brief The placeholder time of step `index`: [index, index + 1) us.
+  static StepTime from_index(std::int64_t index) {
+    return {static_cast<double>(index), 1.0};
+  }
+};
+
+/// @brief Receives the steps of one run, in order: begin(), step()*, end().
+/// A sink writes to a stream it does not own and never checks it for errors:
+/// write through an AtomicFile, whose commit() does.
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  /// @brief Writes the header (device, shape, tiling, kernel names, time note).
+  virtual void begin(const TraceMeta& meta) = 0;
+  /// @brief Writes step `index` (0, 1, 2, ... in order) that ran at `time`.
+  /// `after` is the Ledger after recording s (it already includes s).
+  virtual void step(const Step& s, std::int64_t index, const Ledger& after, StepTime time) = 0;
+  /// @brief Same, at the placeholder time StepTime::from_index(index).
+  void step(const Step& s, std::int64_t index, const Ledger& after) {
+    step(s, index, after, StepTime::from_index(index));
+  }
+  /// @brief Closes the document (e.g. the JSON array). Call once, last.
+  virtual void end() = 0;
+};
+
+/// @brief A sink writing `format` to `out`. `out` must outlive the sink.
+///
+/// Columns of jsonl and csv, in order: index, kernel, block, kind, tensor,
+/// what, bh, qb, kb, rows, cols, hbm_read_bytes, hbm_write_bytes,
+/// flops_matmul, flops_other, exps, sram_bytes, register_bytes, has_row,
+/// row_m, row_l, cum_hbm_read_bytes, cum_hbm_write_bytes, ts_us, dur_us.
+/// The chrome sink puts the same fields in each "X" event's args (ts/dur
+/// as the event's own), uses pid = kernel + 1 and one tid per block
+/// (Perfetto treats pid 0 and tid 0 specially), and adds "HBM bytes" and
+/// "SRAM bytes" counters. Non-finite row_m/row_l (the running max starts at
+/// -inf) are written as the strings "-inf", "inf", "nan" in JSON.
+std::unique_ptr<TraceSink> make_trace_sink(TraceFormat format, std::ostream& out);
+
+}  // namespace fasim

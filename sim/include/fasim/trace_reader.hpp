@@ -1,0 +1,53 @@
+// Trace reader: parses a trace written by a TraceSink back into records, for
+// tests and viewers. Untrusted input: every malformation is a UserError that
+// names the file, the line (and column where known) and the problem.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fasim {
+
+/// @brief One Step as read back from a trace file. Field meanings are those of
+/// fasim::Step; kind and tensor are names ("load", "K").
+struct TraceRecord {
+  std::int64_t index = 0;   ///< position in the run, 0, 1, 2, ...
+  int kernel = 0;           ///< kernel index (chrome: args.kernel, not the pid)
+  std::int64_t block = 0;   ///< block index within the kernel's grid
+  std::string kind;         ///< name(StepKind)
+  std::string tensor;       ///< name(TensorId)
+  std::string what;         ///< Step::what
+  std::int64_t bh = 0;
+  std::int64_t qb = -1;
+  std::int64_t kb = -1;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t hbm_read_bytes = 0;
+  std::int64_t hbm_write_bytes = 0;
+  std::int64_t flops_matmul = 0;
+  std::int64_t flops_other = 0;
+  std::int64_t exps = 0;
+  std::int64_t sram_bytes = 0;
+  std::int64_t register_bytes = 0;
+  bool has_row = false;
+  double row_m = 0;  ///< 0 when !has_row; may be -inf
+  double row_l = 0;  ///< 0 when !has_row
+  /// HBM bytes of all steps up to and including this one. Stored in jsonl and
+  /// csv; for chrome, summed from the records (the trace starts at step 0).
+  std::int64_t cum_hbm_read_bytes = 0;
+  std::int64_t cum_hbm_write_bytes = 0;
+  double ts_us = 0;   ///< start time (today: the index)
+  double dur_us = 0;  ///< duration (today: 1)
+
+  bool operator==(const TraceRecord&) const = default;
+};
+
+/// @brief Reads a trace in any TraceFormat; the format is detected from the
+/// content (a JSON object with "traceEvents": chrome; a first line
+/// {"type":"meta",...}: jsonl; the fasim CSV header: csv).
+/// @throws UserError "cannot read trace 'PATH' (line L, column C): PROBLEM; ..."
+/// for an unreadable file or malformed content. Never crashes on garbage.
+std::vector<TraceRecord> read_trace(const std::string& path);
+
+}  // namespace fasim

@@ -1,0 +1,24 @@
+// The table from algorithm names to their functions. Add a new algorithm here.
+#include "fasim/algorithms/flash2.hpp"
+#include "fasim/algorithms/naive.hpp"
+#include "fasim/program.hpp"
+
+namespace fasim {
+
+const std::vector<AlgorithmInfo>& algorithms() {
+  static const std::vector<AlgorithmInfo> table = {
+      {Algo::naive, "naive", "standard attention: S and P written to HBM (3 kernels)",
+       &naive::need, &naive::declare, &naive::build},
+      {Algo::flash2, "flash2", "FlashAttention-2: Q blocks outer, K/V blocks inner, online softmax",
+       &flash2::need, &flash2::declare, &flash2::build},
+  };
+  return table;
+}
+
+const AlgorithmInfo& algorithm(Algo a) {
+  for (const AlgorithmInfo& info : algorithms())
+    if (info.algo == a) return info;
+  return algorithms().front();
+}
+
+}  // namespace fasim

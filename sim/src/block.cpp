@@ -1,0 +1,62 @@
+// Where an HBM byte is counted: Block::load and Block::store. Nothing else in
+// the simulator adds HBM traffic.
+#include "fasim/block.hpp"
+
+namespace fasim {
+
+Step Block::make(StepKind kind, std::string_view what, TensorId t, std::int64_t rows,
+                 std::int64_t cols) const {
+  Step s;
+  s.kind = kind;
+  s.what = what;
+  s.kernel = kernel_;
+  s.block = block_;
+  s.bh = bh_;
+  s.qb = qb_;
+  s.kb = kb_;
+  s.tensor = t;
+  s.rows = rows;
+  s.cols = cols;
+  s.sram_bytes = chip_.in_use(Placement::shared);
+  s.register_bytes = chip_.in_use(Placement::registers);
+  return s;
+}
+
+Step Block::load(Tile& dst, TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+                 std::int64_t cols, std::int64_t dst_col0) {
+  const HbmTensor& src = hbm_.at(t);
+  if (numerics_) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const float* from = &src.values[static_cast<std::size_t>(src.offset(bh_, row0 + r, col0))];
+      for (std::int64_t c = 0; c < cols; ++c) dst.data(r, dst_col0 + c) = from[c];
+    }
+  }
+  Step s = make(StepKind::load, "load", t, rows, cols);
+  s.hbm_read_bytes = rows * cols * src.elem_bytes();
+  return s;
+}
+
+Step Block::store(TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+                  std::int64_t cols, const Tile& src, std::int64_t src_col0) {
+  HbmTensor& dst = hbm_.at(t);
+  if (numerics_) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      float* to = &dst.values[static_cast<std::size_t>(dst.offset(bh_, row0 + r, col0))];
+      for (std::int64_t c = 0; c < cols; ++c) to[c] = round_to(dst.dtype, src.data(r, src_col0 + c));
+    }
+  }
+  Step s = make(StepKind::store, "store", t, rows, cols);
+  s.hbm_write_bytes = rows * cols * dst.elem_bytes();
+  return s;
+}
+
+Step Block::compute(StepKind kind, std::string_view what, TensorId produced, std::int64_t rows,
+                    std::int64_t cols, const Flops& flops) {
+  Step s = make(kind, what, produced, rows, cols);
+  s.flops_matmul = flops.matmul;
+  s.flops_other = flops.other;
+  s.exps = flops.exp;
+  return s;
+}
+
+}  // namespace fasim

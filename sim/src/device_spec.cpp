@@ -1,0 +1,320 @@
+// Device TOML parsing. The schema lives in one table (kSchema) so that reading,
+// "missing key" help and "unknown key" checks cannot drift apart. Every error is
+// a UserError with one line: "origin[:line:col]: problem; fix".
+#include "fasim/device_spec.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "fasim/error.hpp"
+
+namespace fasim {
+namespace detail {
+// Generated from configs/devices/*.toml by cmake/embed_devices.cmake:
+// (file stem, file text), sorted by stem.
+const std::vector<std::pair<std::string_view, std::string_view>>& builtin_device_files();
+}  // namespace detail
+
+namespace {
+
+struct KeySpec {
+  std::string_view name;
+  bool integer;           // TOML integer only; otherwise an int or a float
+  std::string_view unit;  // shown in "missing key" help
+};
+struct TableSpec {
+  std::string_view name;
+  std::vector<KeySpec> keys;
+};
+
+const std::vector<TableSpec>& schema() {
+  static const std::vector<TableSpec> s = {
+      {"compute", {{"sm_count", true, "count"}, {"clock_ghz", false, "GHz"}}},
+      {"sram",
+       {{"bytes_per_sm", true, "bytes"},
+        {"bytes_per_block", true, "bytes"},
+        {"bandwidth_bytes_per_clock_per_sm", false, "bytes per clock"}}},
+      {"registers", {{"bytes_per_sm", true, "bytes"}, {"bytes_per_block", true, "bytes"}}},
+      {"l2",
+       {{"bytes", true, "bytes"},
+        {"line_bytes", true, "bytes"},
+        {"sector_bytes", true, "bytes"},
+        {"bandwidth_gbps", false, "GB/s"},
+        {"latency_ns", false, "ns"}}},
+      {"hbm", {{"bytes", true, "bytes"}, {"bandwidth_gbps", false, "GB/s"}, {"latency_ns", false, "ns"}}},
+      {"rates",
+       {{"matmul_tflops_fp32", false, "TFLOP/s"},
+        {"matmul_tflops_fp16", false, "TFLOP/s"},
+        {"matmul_tflops_bf16", false, "TFLOP/s"},
+        {"fp32_tflops", false, "TFLOP/s"},
+        {"exp_per_clock_per_sm", false, "exponentials per clock"},
+        {"launch_overhead_us", false, "microseconds"}}},
+  };
+  return s;
+}
+
+const std::vector<std::string_view> kTopStrings = {"name", "description"};
+
+std::string join(const std::vector<std::string_view>& items) {
+  std::string out;
+  for (auto s : items) out += (out.empty() ? "" : ", ") + std::string(s);
+  return out;
+}
+
+// "origin:line:col" for a position toml++ knows, else just "origin".
+std::string where(const std::string& origin, const toml::source_region& r) {
+  if (r.begin.line == 0) return origin;
+  return origin + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
+}
+
+// A value as the user wrote it, for "got ..." (tables and arrays by kind only).
+std::string describe(const toml::node& n) {
+  if (n.is_table()) return "a table";
+  if (n.is_array()) return "an array";
+  if (n.is_string()) return "\"" + n.as_string()->get() + "\"";  // toml++ would print 'single quotes'
+  std::ostringstream os;
+  n.visit([&](const auto& v) { os << v; });
+  return os.str();
+}
+
+// Reads and checks one device file against schema().
+class Reader {
+ public:
+  Reader(const toml::table& root, const std::string& origin) : root_(root), origin_(origin) {}
+
+  [[noreturn]] void fail(const toml::source_region& at, const std::string& msg) const {
+    throw UserError(where(origin_, at) + ": " + msg);
+  }
+
+  // Unknown tables and keys are errors: a typo must not silently leave a default.
+  void check_known() const {
+    std::vector<std::string_view> top = kTopStrings;
+    for (const auto& t : schema()) top.push_back(t.name);
+    for (const auto& [k, v] : root_) {
+      if (std::find(kTopStrings.begin(), kTopStrings.end(), k.str()) != kTopStrings.end()) continue;
+      const TableSpec* spec = find_table(k.str());
+      if (!spec) fail(k.source(), "unknown key " + std::string(k.str()) + "; known top-level keys: " + join(top));
+      if (!v.is_table())
+        fail(k.source(), "[" + std::string(k.str()) + "] must be a table, got " + describe(v) +
+                             "; write it as a [" + std::string(k.str()) + "] section");
+      std::vector<std::string_view> names;
+      for (const auto& key : spec->keys) names.push_back(key.name);
+      for (const auto& [kk, vv] : *v.as_table()) {
+        if (std::find(names.begin(), names.end(), kk.str()) == names.end())
+          fail(kk.source(), "unknown key [" + std::string(k.str()) + "] " + std::string(kk.str()) +
+                                "; known keys: " + join(names));
+      }
+    }
+  }
+
+  std::string text(std::string_view key, bool non_empty) const {
+    auto it = root_.find(key);
+    if (it == root_.end())
+      throw UserError(origin_ + ": missing key " + std::string(key) + " (a string); add it");
+    const auto* s = it->second.as_string();
+    if (!s) fail(it->first.source(), std::string(key) + " must be a string, got " + describe(it->second));
+    if (non_empty && s->get().empty())
+      fail(it->first.source(), std::string(key) + " must not be empty; give the device a short name, e.g. \"mygpu\"");
+    return s->get();
+  }
+
+  std::int64_t integer(std::string_view table, std::string_view key) const {
+    const auto [k, n] = lookup(table, key);
+    if (!n->is_integer() || n->as_integer()->get() <= 0)
+      fail(k->source(), label(table, key) + " must be a positive integer, got " + describe(*n));
+    return n->as_integer()->get();
+  }
+
+  double number(std::string_view table, std::string_view key) const {
+    const auto [k, n] = lookup(table, key);
+    const auto v = n->is_number() ? n->value<double>() : std::nullopt;
+    if (!v || !std::isfinite(*v) || *v <= 0)
+      fail(k->source(), label(table, key) + " must be a positive number, got " + describe(*n));
+    return *v;
+  }
+
+  // Position of a key, for consistency errors that involve it.
+  const toml::source_region& pos(std::string_view table, std::string_view key) const {
+    return lookup(table, key).first->source();
+  }
+
+  static std::string label(std::string_view table, std::string_view key) {
+    return "[" + std::string(table) + "] " + std::string(key);
+  }
+
+ private:
+  static const TableSpec* find_table(std::string_view name) {
+    for (const auto& t : schema())
+      if (t.name == name) return &t;
+    return nullptr;
+  }
+
+  std::pair<const toml::key*, const toml::node*> lookup(std::string_view table, std::string_view key) const {
+    const TableSpec* spec = find_table(table);
+    const auto* tbl = root_.get_as<toml::table>(table);
+    if (!tbl) {
+      std::vector<std::string_view> names;
+      for (const auto& k : spec->keys) names.push_back(k.name);
+      throw UserError(origin_ + ": missing table [" + std::string(table) + "] (keys: " + join(names) +
+                      "); add it");
+    }
+    auto it = tbl->find(key);
+    if (it == tbl->end()) {
+      const auto* ks = std::find_if(spec->keys.data(), spec->keys.data() + spec->keys.size(),
+                                    [&](const KeySpec& s) { return s.name == key; });
+      throw UserError(origin_ + ": missing key " + label(table, key) + " (" +
+                      (ks->integer ? "a positive integer, " : "a number, ") + std::string(ks->unit) +
+                      "); add it");
+    }
+    return {&it->first, &it->second};
+  }
+
+  const toml::table& root_;
+  const std::string& origin_;
+};
+
+DeviceSpec read_device(const Reader& r) {
+  DeviceSpec d;
+  d.name = r.text("name", true);
+  d.description = r.text("description", false);
+
+  d.sm_count = r.integer("compute", "sm_count");
+  d.clock_hz = r.number("compute", "clock_ghz") * 1e9;
+
+  d.sram_bytes_per_sm = r.integer("sram", "bytes_per_sm");
+  d.sram_bytes_per_block = r.integer("sram", "bytes_per_block");
+  d.sram_bandwidth_per_sm = r.number("sram", "bandwidth_bytes_per_clock_per_sm") * d.clock_hz;
+  d.register_bytes_per_sm = r.integer("registers", "bytes_per_sm");
+  d.register_bytes_per_block = r.integer("registers", "bytes_per_block");
+
+  d.l2_bytes = r.integer("l2", "bytes");
+  d.l2_line_bytes = r.integer("l2", "line_bytes");
+  d.l2_sector_bytes = r.integer("l2", "sector_bytes");
+  d.l2_bandwidth = r.number("l2", "bandwidth_gbps") * 1e9;
+  d.l2_latency_s = r.number("l2", "latency_ns") * 1e-9;
+
+  d.hbm_bytes = r.integer("hbm", "bytes");
+  d.hbm_bandwidth = r.number("hbm", "bandwidth_gbps") * 1e9;
+  d.hbm_latency_s = r.number("hbm", "latency_ns") * 1e-9;
+
+  d.matmul_flops_fp32 = r.number("rates", "matmul_tflops_fp32") * 1e12;
+  d.matmul_flops_fp16 = r.number("rates", "matmul_tflops_fp16") * 1e12;
+  d.matmul_flops_bf16 = r.number("rates", "matmul_tflops_bf16") * 1e12;
+  d.fp32_flops = r.number("rates", "fp32_tflops") * 1e12;
+  d.exp_rate = r.number("rates", "exp_per_clock_per_sm") * static_cast<double>(d.sm_count) * d.clock_hz;
+  d.launch_overhead_s = r.number("rates", "launch_overhead_us") * 1e-6;
+  return d;
+}
+
+// Relations between figures that the simulator relies on.
+void check_consistency(const Reader& r, const DeviceSpec& d) {
+  auto not_above = [&](std::string_view table, std::int64_t block, std::int64_t sm) {
+    if (block > sm)
+      r.fail(r.pos(table, "bytes_per_block"),
+             Reader::label(table, "bytes_per_block") + " (" + std::to_string(block) + ") must not exceed " +
+                 Reader::label(table, "bytes_per_sm") + " (" + std::to_string(sm) +
+                 "); a block cannot use more than its SM has, lower it");
+  };
+  not_above("sram", d.sram_bytes_per_block, d.sram_bytes_per_sm);
+  not_above("registers", d.register_bytes_per_block, d.register_bytes_per_sm);
+
+  const std::string line = "[l2] line_bytes (" + std::to_string(d.l2_line_bytes) + ")";
+  if (d.l2_sector_bytes > d.l2_line_bytes)
+    r.fail(r.pos("l2", "sector_bytes"), "[l2] sector_bytes (" + std::to_string(d.l2_sector_bytes) +
+                                            ") must not exceed " + line + "; a sector is part of a line");
+  if (d.l2_line_bytes % d.l2_sector_bytes != 0)
+    r.fail(r.pos("l2", "sector_bytes"), "[l2] sector_bytes (" + std::to_string(d.l2_sector_bytes) +
+                                            ") must divide " + line + "; a line is a whole number of sectors");
+  if (d.l2_bytes % d.l2_line_bytes != 0)
+    r.fail(r.pos("l2", "bytes"), "[l2] bytes (" + std::to_string(d.l2_bytes) + ") must be a multiple of " +
+                                     line + "; the cache is a whole number of lines");
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Whole file, or UserError with the OS's reason.
+std::string read_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  std::string text;
+  int err = f ? 0 : errno;
+  if (f) {
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    if (std::ferror(f)) err = errno ? errno : EIO;  // e.g. EISDIR for a directory
+    std::fclose(f);
+  }
+  if (err) throw UserError("cannot read device file " + path + ": " + std::strerror(err) + "; check the path");
+  return text;
+}
+
+}  // namespace
+
+double DeviceSpec::matmul_flops(DType t) const {
+  switch (t) {
+    case DType::fp32: return matmul_flops_fp32;
+    case DType::fp16: return matmul_flops_fp16;
+    case DType::bf16: return matmul_flops_bf16;
+  }
+  return matmul_flops_fp32;
+}
+
+DeviceSpec parse_device(std::string_view toml_text, const std::string& origin) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, origin);
+  } catch (const toml::parse_error& e) {
+    std::string why(e.description());
+    std::replace(why.begin(), why.end(), '\n', ' ');  // keep the message on one line
+    throw UserError(where(origin, e.source()) + ": syntax error: " + why + "; fix the TOML syntax there");
+  }
+  const Reader r(root, origin);
+  r.check_known();
+  DeviceSpec d = read_device(r);
+  check_consistency(r, d);
+  return d;
+}
+
+std::vector<DeviceSpec> builtin_devices() {
+  // Parsed once; a broken built-in file is a build bug, reported like a user file.
+  static const std::vector<DeviceSpec> all = [] {
+    std::vector<DeviceSpec> out;
+    for (const auto& [stem, text] : detail::builtin_device_files()) {
+      DeviceSpec d = parse_device(text, "configs/devices/" + std::string(stem) + ".toml");
+      d.source = "built-in";
+      out.push_back(std::move(d));
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+    return out;
+  }();
+  return all;
+}
+
+DeviceSpec load_device(std::string_view name_or_path) {
+  const std::string s(name_or_path);
+  if (s.ends_with(".toml") || s.find('/') != std::string::npos) {
+    DeviceSpec d = parse_device(read_file(s), s);
+    d.source = s;
+    return d;
+  }
+  const auto all = builtin_devices();
+  std::vector<std::string_view> names;
+  for (const auto& d : all) {
+    if (lower(d.name) == lower(s)) return d;
+    names.push_back(d.name);
+  }
+  throw UserError("unknown device '" + s + "'; known: " + join(names) + ", or pass a path to a .toml file");
+}
+
+}  // namespace fasim

@@ -1,0 +1,44 @@
+#include "fasim/format.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace fasim {
+
+std::string with_commas(std::int64_t v) {
+  const std::string digits = std::to_string(v);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string human_bytes(double bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (std::abs(bytes) >= 1024 && u < 5) {
+    bytes /= 1024;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0) std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  else std::snprintf(buf, sizeof buf, "%.2f %s", bytes, units[u]);
+  return buf;
+}
+
+std::string human_count(double v) {
+  static const char* prefixes[] = {"", " k", " M", " G", " T", " P", " E"};
+  int p = 0;
+  while (std::abs(v) >= 1000 && p < 6) {
+    v /= 1000;
+    ++p;
+  }
+  char buf[32];
+  if (p == 0) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%.2f%s", v, prefixes[p]);
+  return buf;
+}
+
+}  // namespace fasim

@@ -1,0 +1,19 @@
+#include "fasim/mapping.hpp"
+
+namespace fasim {
+
+std::string_view name(Algo a) {
+  switch (a) {
+    case Algo::naive: return "naive";
+    case Algo::flash2: return "flash2";
+  }
+  return "?";
+}
+
+std::optional<Algo> parse_algo(std::string_view s) {
+  if (s == "naive") return Algo::naive;
+  if (s == "flash2") return Algo::flash2;
+  return std::nullopt;
+}
+
+}  // namespace fasim

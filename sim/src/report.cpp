@@ -1,0 +1,52 @@
+#include "fasim/report.hpp"
+
+namespace fasim {
+
+double arithmetic_intensity(const Ledger& ledger) {
+  const std::int64_t bytes = ledger.hbm_total().total();
+  return bytes > 0 ? static_cast<double>(ledger.flops().total()) / static_cast<double>(bytes) : 0.0;
+}
+
+nlohmann::json report_json(const Simulation& sim, const std::optional<NumericsResult>& numerics) {
+  using nlohmann::json;
+  const Workload& w = sim.workload();
+  const Mapping& m = sim.mapping();
+  const Ledger& L = sim.ledger();
+  json by_tensor = json::object();
+  for (TensorId t : kAllTensors) {
+    const Traffic& x = L.hbm(t);
+    if (x.total() > 0)
+      by_tensor[std::string(name(t))] = {{"read_bytes", x.read_bytes}, {"write_bytes", x.write_bytes}};
+  }
+  json kernels = json::array();
+  for (const Kernel& k : sim.program().kernels)
+    kernels.push_back({{"name", std::string(k.name)}, {"grid", k.grid}});
+  json j = {
+      {"workload",
+       {{"batch", w.batch}, {"heads", w.heads}, {"N", w.N}, {"d", w.d}, {"dtype", std::string(name(w.dtype))}}},
+      {"mapping", {{"algo", std::string(name(m.algo))}, {"br", m.br}, {"bc", m.bc}}},
+      {"device", sim.device().name},
+      {"hbm",
+       {{"read_bytes", L.hbm_total().read_bytes},
+        {"write_bytes", L.hbm_total().write_bytes},
+        {"by_tensor", by_tensor}}},
+      {"flops", {{"matmul", L.flops().matmul}, {"other", L.flops().other}, {"exp", L.flops().exp}}},
+      {"arithmetic_intensity", arithmetic_intensity(L)},
+      {"sram",
+       {{"peak_bytes_per_block", L.peak_sram_bytes()},
+        {"capacity_bytes_per_block", sim.device().sram_bytes_per_block}}},
+      {"registers",
+       {{"peak_bytes_per_block", L.peak_register_bytes()},
+        {"capacity_bytes_per_block", sim.device().register_bytes_per_block}}},
+      {"kernels", kernels},
+      {"steps", L.steps()},
+  };
+  if (numerics) {
+    j["numerics"] = {{"max_abs_error", numerics->max_abs_error},
+                     {"max_rel_error", numerics->max_rel_error},
+                     {"reference", "fp64, same stored inputs"}};
+  }
+  return j;
+}
+
+}  // namespace fasim

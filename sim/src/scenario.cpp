@@ -1,0 +1,207 @@
+// Scenario files: the same error style as device files (one line,
+// "origin:line:col: problem; fix"); unknown keys are errors so a typo cannot
+// silently fall back to a default.
+#include "fasim/scenario.hpp"
+
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <sstream>
+#include <vector>
+
+#include "fasim/device_spec.hpp"
+#include "fasim/error.hpp"
+
+namespace fasim {
+namespace {
+
+// Keep in step with parse_dtype / parse_algo (they offer no list of names).
+constexpr std::string_view kDtypes = "fp32, fp16, bf16";
+constexpr std::string_view kAlgos = "naive, flash2";
+
+std::string where(const std::string& origin, const toml::source_region& r) {
+  if (r.begin.line == 0) return origin;
+  return origin + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
+}
+
+std::string describe(const toml::node& n) {
+  if (n.is_table()) return "a table";
+  if (n.is_array()) return "an array";
+  if (n.is_string()) return "\"" + n.as_string()->get() + "\"";  // toml++ would print 'single quotes'
+  std::ostringstream os;
+  n.visit([&](const auto& v) { os << v; });
+  return os.str();
+}
+
+std::string join(const std::vector<std::string_view>& items) {
+  std::string out;
+  for (auto s : items) out += (out.empty() ? "" : ", ") + std::string(s);
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Same rule as load_device: a name with '/' or ending in ".toml" is a path.
+bool is_path(std::string_view s) { return s.ends_with(".toml") || s.find('/') != std::string_view::npos; }
+
+// One key's value with its position, checked against the expected type.
+class Field {
+ public:
+  Field(const std::string& origin, std::string label, const toml::key& k, const toml::node& v)
+      : origin_(origin), label_(std::move(label)), key_(k), node_(v) {}
+
+  [[noreturn]] void fail(const std::string& msg) const {
+    throw UserError(where(origin_, key_.source()) + ": " + msg);
+  }
+
+  std::string text() const {
+    if (!node_.is_string()) fail(label_ + " must be a string, got " + describe(node_));
+    return node_.as_string()->get();
+  }
+  // min 1: positive; min 0: non-negative.
+  std::int64_t integer(std::int64_t min) const {
+    if (!node_.is_integer() || node_.as_integer()->get() < min)
+      fail(label_ + (min > 0 ? " must be a positive integer" : " must be a non-negative integer") + ", got " +
+           describe(node_));
+    return node_.as_integer()->get();
+  }
+  bool boolean() const {
+    if (!node_.is_boolean()) fail(label_ + " must be true or false, got " + describe(node_));
+    return node_.as_boolean()->get();
+  }
+  const toml::table& table() const {
+    if (!node_.is_table())
+      fail(label_ + " must be a table, got " + describe(node_) + "; write it as a [" + label_ + "] section");
+    return *node_.as_table();
+  }
+  const std::string& label() const { return label_; }
+
+ private:
+  const std::string& origin_;
+  std::string label_;
+  const toml::key& key_;
+  const toml::node& node_;
+};
+
+using Handler = std::function<void(const Field&)>;
+struct Entry {
+  std::string_view key;
+  Handler read;
+};
+
+// Reads every key of `tbl` with its handler; any other key is an error.
+void read_table(const std::string& origin, std::string_view table, const toml::table& tbl,
+                const std::vector<Entry>& entries) {
+  std::vector<std::string_view> names;
+  for (const auto& e : entries) names.push_back(e.key);
+  const std::string prefix = table.empty() ? "" : "[" + std::string(table) + "] ";
+  for (const auto& [k, v] : tbl) {
+    const std::string_view name = k.str();  // clang < 16 cannot capture a structured binding
+    auto it = std::find_if(entries.begin(), entries.end(), [name](const Entry& e) { return e.key == name; });
+    if (it == entries.end())
+      throw UserError(where(origin, k.source()) + ": unknown key " + prefix + std::string(k.str()) +
+                      (table.empty() ? "; known top-level keys: " : "; known keys: ") + join(names));
+    it->read(Field(origin, prefix + std::string(k.str()), k, v));
+  }
+}
+
+// `device = "..."`: a built-in name is checked now, so the error points at this
+// line; a path is resolved against the scenario's directory and read later.
+std::string read_device(const Field& f, const std::string& base_dir) {
+  std::string dev = f.text();
+  if (dev.empty()) f.fail(f.label() + " must not be empty; give a built-in name or a path to a .toml file");
+  if (is_path(dev)) {
+    std::filesystem::path p(dev);
+    if (p.is_relative() && !base_dir.empty()) dev = (std::filesystem::path(base_dir) / p).lexically_normal().string();
+    return dev;
+  }
+  std::vector<std::string_view> names;
+  const auto all = builtin_devices();
+  for (const auto& d : all) {
+    if (lower(d.name) == lower(dev)) return dev;
+    names.push_back(d.name);
+  }
+  f.fail("unknown device '" + dev + "'; known: " + join(names) + ", or pass a path to a .toml file");
+}
+
+}  // namespace
+
+Scenario parse_scenario(std::string_view toml_text, const std::string& origin, const std::string& base_dir) {
+  toml::table root;
+  try {
+    root = toml::parse(toml_text, origin);
+  } catch (const toml::parse_error& e) {
+    std::string why(e.description());
+    std::replace(why.begin(), why.end(), '\n', ' ');  // keep the message on one line
+    throw UserError(where(origin, e.source()) + ": syntax error: " + why + "; fix the TOML syntax there");
+  }
+
+  Scenario s;
+  auto positive = [](std::optional<std::int64_t>& out) { return [&out](const Field& f) { out = f.integer(1); }; };
+
+  const std::vector<Entry> workload = {
+      {"batch", positive(s.batch)},
+      {"heads", positive(s.heads)},
+      {"N", positive(s.N)},
+      {"d", positive(s.d)},
+      {"dtype",
+       [&](const Field& f) {
+         s.dtype = parse_dtype(f.text());
+         if (!s.dtype) f.fail(f.label() + " must be one of " + std::string(kDtypes) + ", got \"" + f.text() + "\"");
+       }},
+  };
+  const std::vector<Entry> mapping = {
+      {"algo",
+       [&](const Field& f) {
+         s.algo = parse_algo(f.text());
+         if (!s.algo) f.fail(f.label() + " must be one of " + std::string(kAlgos) + ", got \"" + f.text() + "\"");
+       }},
+      {"br", positive(s.br)},
+      {"bc", positive(s.bc)},
+  };
+  const std::vector<Entry> run = {
+      {"seed", [&](const Field& f) { s.seed = static_cast<std::uint64_t>(f.integer(0)); }},
+      {"numerics", [&](const Field& f) { s.numerics = f.boolean(); }},
+      {"row", [&](const Field& f) { s.row = f.integer(0); }},
+  };
+  auto table = [&](std::string_view name, const std::vector<Entry>& entries) {
+    return [&origin, name, e = &entries](const Field& f) { read_table(origin, name, f.table(), *e); };
+  };
+
+  const std::vector<Entry> top = {
+      {"title", [&](const Field& f) { s.title = f.text(); }},
+      {"device", [&](const Field& f) { s.device = read_device(f, base_dir); }},
+      {"workload", table("workload", workload)},
+      {"mapping", table("mapping", mapping)},
+      {"run", table("run", run)},
+  };
+  read_table(origin, "", root, top);
+  return s;
+}
+
+Scenario load_scenario(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  std::string text;
+  int err = f ? 0 : errno;
+  if (f) {
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+    if (std::ferror(f)) err = errno ? errno : EIO;  // e.g. EISDIR for a directory
+    std::fclose(f);
+  }
+  if (err) throw UserError("cannot read scenario file " + path + ": " + std::strerror(err) + "; check the path");
+  return parse_scenario(text, path, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace fasim

@@ -1,0 +1,16 @@
+#include "fasim/step.hpp"
+
+namespace fasim {
+
+std::string_view name(StepKind k) {
+  switch (k) {
+    case StepKind::load: return "load";
+    case StepKind::store: return "store";
+    case StepKind::matmul: return "matmul";
+    case StepKind::softmax: return "softmax";
+    case StepKind::rescale: return "rescale";
+  }
+  return "?";
+}
+
+}  // namespace fasim

@@ -1,0 +1,172 @@
+// Exact HBM byte counts of naive and flash2, asserted against closed forms.
+//
+// Notation, per (batch, head): N rows, head dim d, b = bytes per element,
+// Br x Bc tiles, Tr = ceil(N / Br) query blocks, Tc = ceil(N / Bc) key blocks.
+// A ragged last tile moves only its real rows, so one pass over a tensor's
+// rows always moves exactly N*d*b bytes, whatever the tile sizes.
+//
+// flash2 (one block per query block i):
+//   Q: block i loads Q_i once                     -> read  N*d*b
+//   K: block i loads every K_j once; Tr blocks    -> read  N*d*b*Tr
+//   V: same as K                                  -> read  N*d*b*Tr
+//   O: block i stores O_i once                    -> write N*d*b
+//   L: block i stores its rows' m + log l, fp32   -> write 4*N
+//   m and l never leave the chip.
+//   Total: b*(2Nd + 2Nd*Tr) + 4N, the b*(2Nd + 2Nd*ceil(N/Br)) plus statistics.
+//
+// naive (three kernels, same tiles):
+//   kernel 1, block i: loads Q_i once, every K_j, stores S_ij
+//     Q read N*d*b, K read N*d*b*Tr, S write N^2*b
+//   kernel 2, block i: P_i = softmax(S_i) over its Br full rows;
+//     if Br*N*b fits in SRAM per block the rows stay resident (S read once),
+//     else pass 1 finds m, l and pass 2 reloads S (S read twice)
+//     S read N^2*b*passes, P write N^2*b
+//   kernel 3, block i: loads every P_ij and V_j, stores O_i
+//     P read N^2*b, V read N*d*b*Tr, O write N*d*b
+//   Total: b*(4N^2 + 2Nd + 2Nd*Tr) with one softmax pass.
+//   With Tr = 1 (Br >= N) this is the paper's standard-attention count
+//   (4N^2 + 4Nd)*b: every input read once. With Tr > 1, K and V are re-read
+//   once per query block, exactly as in flash2.
+#include <catch2/catch.hpp>
+
+#include "fasim/algorithms/naive.hpp"
+#include "fasim/simulation.hpp"
+
+using namespace fasim;
+
+namespace {
+
+struct Shape {
+  std::int64_t N, d, br, bc, batch, heads;
+  DType dtype;
+};
+
+Traffic t(std::int64_t r, std::int64_t w) { return Traffic{r, w}; }
+
+Ledger count(const DeviceSpec& dev, const Shape& s, Algo algo, bool numerics) {
+  Simulation sim(dev, Workload{s.batch, s.heads, s.N, s.d, s.dtype}, Mapping{algo, s.br, s.bc},
+                 SimOptions{.numerics = numerics});
+  sim.run();
+  return sim.ledger();
+}
+
+const Shape kShapes[] = {
+    {64, 16, 16, 16, 1, 1, DType::fp32},    // even
+    {100, 32, 16, 32, 1, 2, DType::fp16},   // ragged Br and Bc
+    {257, 64, 64, 32, 2, 1, DType::bf16},   // ragged, batch
+    {129, 8, 32, 64, 2, 3, DType::fp32},    // Bc > rows of last tile
+    {1, 16, 16, 16, 1, 1, DType::fp16},     // a single row
+    {1000, 128, 64, 128, 1, 1, DType::fp16},
+};
+
+}  // namespace
+
+TEST_CASE("flash2 HBM bytes equal b(2Nd + 2Nd*Tr) + 4N per head", "[closed-form][flash2]") {
+  const DeviceSpec dev = load_device("h100");
+  for (const Shape& s : kShapes) {
+    for (bool numerics : {false, true}) {
+      CAPTURE(s.N, s.d, s.br, s.bc, s.batch, s.heads, name(s.dtype), numerics);
+      const Ledger L = count(dev, s, Algo::flash2, numerics);
+      const std::int64_t b = bytes_of(s.dtype), bh = s.batch * s.heads;
+      const std::int64_t Tr = (s.N + s.br - 1) / s.br;
+      const std::int64_t Nd = s.N * s.d;
+      CHECK(L.hbm(TensorId::Q) == t(bh * Nd * b, 0));
+      CHECK(L.hbm(TensorId::K) == t(bh * Nd * b * Tr, 0));
+      CHECK(L.hbm(TensorId::V) == t(bh * Nd * b * Tr, 0));
+      CHECK(L.hbm(TensorId::O) == t(0, bh * Nd * b));
+      CHECK(L.hbm(TensorId::L) == t(0, bh * 4 * s.N));
+      for (TensorId x : {TensorId::S, TensorId::P, TensorId::m, TensorId::l})
+        CHECK(L.hbm(x) == t(0, 0));
+      CHECK(L.hbm_total().total() == bh * (b * (2 * Nd + 2 * Nd * Tr) + 4 * s.N));
+    }
+  }
+}
+
+TEST_CASE("naive HBM bytes equal b(4N^2 + 2Nd + 2Nd*Tr) per head", "[closed-form][naive]") {
+  const DeviceSpec dev = load_device("h100");
+  for (const Shape& s : kShapes) {
+    CAPTURE(s.N, s.d, s.br, s.bc, s.batch, s.heads, name(s.dtype));
+    const Workload w{s.batch, s.heads, s.N, s.d, s.dtype};
+    REQUIRE(naive::softmax_rows_fit(w, Mapping{Algo::naive, s.br, s.bc}, dev));
+    const Ledger L = count(dev, s, Algo::naive, /*numerics=*/s.N <= 257);
+    const std::int64_t b = bytes_of(s.dtype), bh = s.batch * s.heads;
+    const std::int64_t Tr = (s.N + s.br - 1) / s.br;
+    const std::int64_t Nd = s.N * s.d, NN = s.N * s.N;
+    CHECK(L.hbm(TensorId::Q) == t(bh * Nd * b, 0));
+    CHECK(L.hbm(TensorId::K) == t(bh * Nd * b * Tr, 0));
+    CHECK(L.hbm(TensorId::S) == t(bh * NN * b, bh * NN * b));
+    CHECK(L.hbm(TensorId::P) == t(bh * NN * b, bh * NN * b));
+    CHECK(L.hbm(TensorId::V) == t(bh * Nd * b * Tr, 0));
+    CHECK(L.hbm(TensorId::O) == t(0, bh * Nd * b));
+    CHECK(L.hbm_total().total() == bh * b * (4 * NN + 2 * Nd + 2 * Nd * Tr));
+  }
+}
+
+TEST_CASE("naive with one query block moves the paper's (4N^2 + 4Nd)b", "[closed-form][naive]") {
+  const DeviceSpec dev = load_device("h100");
+  for (const Shape& s : {Shape{64, 64, 64, 16, 1, 1, DType::fp16}, Shape{100, 32, 128, 32, 3, 2, DType::fp32},
+                         Shape{256, 128, 256, 64, 1, 1, DType::bf16}}) {
+    CAPTURE(s.N, s.d, s.br, s.bc, name(s.dtype));
+    const Ledger L = count(dev, s, Algo::naive, true);
+    const std::int64_t b = bytes_of(s.dtype), bh = s.batch * s.heads;
+    CHECK(L.hbm_total().total() == bh * (4 * s.N * s.N + 4 * s.N * s.d) * b);
+  }
+}
+
+TEST_CASE("naive softmax reads S twice when a block's rows do not fit in SRAM", "[closed-form][naive]") {
+  const DeviceSpec toy = load_device("toy");
+  // N = 64 fp16 rows of Br = 8: 8*64*2 = 1024 B fit the toy's SRAM; N = 512: 8 KiB do not.
+  for (std::int64_t N : {64, 512, 300}) {
+    const Shape s{N, 16, 8, 16, 1, 1, DType::fp16};
+    const Workload w{1, 1, N, 16, DType::fp16};
+    const bool fit = naive::softmax_rows_fit(w, Mapping{Algo::naive, 8, 16}, toy);
+    CHECK(fit == (8 * N * 2 <= toy.sram_bytes_per_block));
+    const Ledger L = count(toy, s, Algo::naive, true);
+    const std::int64_t passes = fit ? 1 : 2;
+    CAPTURE(N, passes);
+    CHECK(L.hbm(TensorId::S).read_bytes == passes * N * N * 2);
+    CHECK(L.hbm(TensorId::S).write_bytes == N * N * 2);
+  }
+}
+
+TEST_CASE("naive minus flash2 is the S and P round trip", "[closed-form]") {
+  // Same tiles: the two differ by exactly 4N^2 b (S and P, written and read
+  // once each) minus flash2's 4N bytes of log-sum-exp.
+  const DeviceSpec dev = load_device("h100");
+  const Shape s{512, 64, 64, 64, 2, 2, DType::fp16};
+  const Ledger naive = count(dev, s, Algo::naive, false);
+  const Ledger flash = count(dev, s, Algo::flash2, false);
+  CHECK(naive.hbm_total().total() - flash.hbm_total().total() == 4 * (4 * 512 * 512 * 2 - 4 * 512));
+}
+
+TEST_CASE("FLOP counts: 4N^2d matmul for both; flash2's non-matmul work in closed form", "[closed-form][flops]") {
+  const DeviceSpec dev = load_device("h100");
+  for (const Shape& s : kShapes) {
+    CAPTURE(s.N, s.d, s.br, s.bc);
+    const std::int64_t bh = s.batch * s.heads, N = s.N, d = s.d;
+    const std::int64_t Tc = (N + s.bc - 1) / s.bc;
+    const Ledger f = count(dev, s, Algo::flash2, false);
+    const Ledger n = count(dev, s, Algo::naive, false);
+    CHECK(f.flops().matmul == bh * 4 * N * N * d);
+    CHECK(n.flops().matmul == bh * 4 * N * N * d);
+    // Per tile (r rows, c cols): scale r*c; max, subtract, exp, sum 4rc;
+    // alpha = exp(m - m') and l update 4r; O *= alpha r*d. At the end:
+    // O / l is N*d, L = m + log l is 2N.
+    CHECK(f.flops().other == bh * (5 * N * N + Tc * (4 * N + N * d) + N * d + 2 * N));
+    CHECK(f.flops().exp == bh * (N * N + N * Tc + N));
+  }
+}
+
+TEST_CASE("peak on-chip use equals the planned need", "[sram]") {
+  const DeviceSpec dev = load_device("h100");
+  for (Algo a : {Algo::naive, Algo::flash2}) {
+    Simulation sim(dev, Workload{1, 2, 300, 64, DType::fp16}, Mapping{a, 64, 32}, {.numerics = false});
+    sim.run();
+    CHECK(sim.ledger().peak_sram_bytes() == sim.need().shared);
+    CHECK(sim.ledger().peak_register_bytes() == sim.need().registers);
+  }
+  // flash2: Q, K, V tiles in SRAM; S/P, O, m and l in registers.
+  Simulation f(dev, Workload{1, 1, 256, 128, DType::fp16}, Mapping{Algo::flash2, 64, 64}, {.numerics = false});
+  CHECK(f.need().shared == (64 + 2 * 64) * 128 * 2);
+  CHECK(f.need().registers == (64 * 64 + 64 * 128 + 2 * 64) * 4);
+}

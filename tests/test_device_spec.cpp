@@ -1,0 +1,240 @@
+// Device TOML: built-in figures, conversions to SI, and every kind of bad input.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "fasim/device_spec.hpp"
+#include "fasim/error.hpp"
+
+using Catch::Contains;
+using fasim::DeviceSpec;
+using fasim::UserError;
+
+namespace {
+
+// Fixtures sit beside this file; FASIM_TEST_DATA_DIR may override.
+std::string data_dir() {
+#ifdef FASIM_TEST_DATA_DIR
+  return FASIM_TEST_DATA_DIR;
+#else
+  return (std::filesystem::path(__FILE__).parent_path() / "data").string();
+#endif
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The valid fixture with one line changed (or removed, if `to` is empty).
+std::string mydev_with(const std::string& from, const std::string& to) {
+  std::string text = slurp(data_dir() + "/devices/mydev.toml");
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  return text;
+}
+
+DeviceSpec parse_mydev(const std::string& from, const std::string& to) {
+  return fasim::parse_device(mydev_with(from, to), "mydev.toml");
+}
+
+}  // namespace
+
+TEST_CASE("built-in devices parse, in a stable order", "[device]") {
+  const auto all = fasim::builtin_devices();
+  REQUIRE(all.size() == 4);
+  CHECK(all[0].name == "a100");
+  CHECK(all[1].name == "h100");
+  CHECK(all[2].name == "h200");
+  CHECK(all[3].name == "toy");
+  for (const auto& d : all) {
+    CHECK(d.source == "built-in");
+    CHECK_FALSE(d.description.empty());
+    CHECK(d.l2_line_bytes == 128);
+    CHECK(d.l2_sector_bytes == 32);
+  }
+}
+
+TEST_CASE("a100 figures", "[device]") {
+  const auto d = fasim::load_device("a100");
+  CHECK(d.description == "NVIDIA A100 SXM4 80GB");
+  CHECK(d.sm_count == 108);
+  CHECK(d.clock_hz == Approx(1.41e9));
+  CHECK(d.sram_bytes_per_sm == 167936);
+  CHECK(d.sram_bytes_per_block == 166912);
+  CHECK(d.register_bytes_per_sm == 262144);
+  CHECK(d.l2_bytes == 41943040);
+  CHECK(d.hbm_bytes == 85899345920);
+  CHECK(d.hbm_bandwidth == Approx(2039e9));
+  CHECK(d.matmul_flops(fasim::DType::fp16) == Approx(312e12));
+  CHECK(d.matmul_flops(fasim::DType::bf16) == Approx(312e12));
+  CHECK(d.matmul_flops(fasim::DType::fp32) == Approx(19.5e12));
+  CHECK(d.fp32_flops == Approx(19.5e12));
+  CHECK(d.exp_rate == Approx(16.0 * 108 * 1.41e9));
+}
+
+TEST_CASE("h100 figures", "[device]") {
+  const auto d = fasim::load_device("h100");
+  CHECK(d.description == "NVIDIA H100 SXM5 80GB");
+  CHECK(d.sm_count == 132);
+  CHECK(d.clock_hz == Approx(1.98e9));
+  CHECK(d.sram_bytes_per_sm == 233472);
+  CHECK(d.sram_bytes_per_block == 232448);
+  CHECK(d.sram_bandwidth_per_sm == Approx(128 * 1.98e9));
+  CHECK(d.register_bytes_per_block == 262144);
+  CHECK(d.l2_bytes == 52428800);
+  CHECK(d.hbm_bytes == 85899345920);
+  CHECK(d.hbm_bandwidth == Approx(3350e9));
+  CHECK(d.matmul_flops(fasim::DType::fp16) == Approx(989.4e12));
+  CHECK(d.matmul_flops(fasim::DType::fp32) == Approx(66.9e12));
+  CHECK(d.fp32_flops == Approx(66.9e12));
+  CHECK(d.exp_rate == Approx(16.0 * 132 * 1.98e9));
+  // Estimates: only sanity, they are recalibrated.
+  CHECK(d.l2_bandwidth > d.hbm_bandwidth);
+  CHECK(d.l2_latency_s < d.hbm_latency_s);
+  CHECK(d.launch_overhead_s > 0);
+}
+
+TEST_CASE("h200 figures", "[device]") {
+  const auto d = fasim::load_device("h200");
+  CHECK(d.sm_count == 132);
+  CHECK(d.l2_bytes == 62914560);
+  CHECK(d.hbm_bytes == 141000000000);
+  CHECK(d.hbm_bandwidth == Approx(4800e9));
+  CHECK(d.matmul_flops(fasim::DType::bf16) == Approx(989.4e12));
+}
+
+TEST_CASE("toy figures", "[device]") {
+  const auto d = fasim::load_device("toy");
+  CHECK(d.sm_count == 4);
+  CHECK(d.clock_hz == Approx(1e9));
+  CHECK(d.sram_bytes_per_sm == 4096);
+  CHECK(d.sram_bytes_per_block == 4096);
+  CHECK(d.register_bytes_per_sm == 8192);
+  CHECK(d.l2_bytes == 65536);
+  CHECK(d.hbm_bytes == 64 * 1024 * 1024);
+  CHECK(d.hbm_bandwidth == Approx(100e9));
+  CHECK(d.matmul_flops(fasim::DType::fp16) == Approx(1e12));
+  CHECK(d.exp_rate == Approx(4.0 * 4 * 1e9));
+}
+
+TEST_CASE("built-in names are case-insensitive", "[device]") {
+  CHECK(fasim::load_device("H100").name == "h100");
+  CHECK(fasim::load_device("Toy").name == "toy");
+}
+
+TEST_CASE("unknown device name lists the known ones", "[device]") {
+  REQUIRE_THROWS_AS(fasim::load_device("h900"), UserError);
+  REQUIRE_THROWS_WITH(fasim::load_device("h900"),
+                      "unknown device 'h900'; known: a100, h100, h200, toy, or pass a path to a .toml file");
+}
+
+TEST_CASE("a user device file loads by path, with every conversion", "[device]") {
+  const std::string path = data_dir() + "/devices/mydev.toml";
+  const auto d = fasim::load_device(path);
+  CHECK(d.name == "mydev");
+  CHECK(d.source == path);
+  CHECK(d.sm_count == 10);
+  CHECK(d.clock_hz == Approx(2e9));
+  CHECK(d.sram_bytes_per_sm == 8192);
+  CHECK(d.sram_bytes_per_block == 6144);
+  CHECK(d.sram_bandwidth_per_sm == Approx(64.5 * 2e9));
+  CHECK(d.register_bytes_per_sm == 16384);
+  CHECK(d.register_bytes_per_block == 12288);
+  CHECK(d.l2_bytes == 131072);
+  CHECK(d.l2_line_bytes == 64);
+  CHECK(d.l2_sector_bytes == 16);
+  CHECK(d.l2_bandwidth == Approx(250.5e9));
+  CHECK(d.l2_latency_s == Approx(150e-9));
+  CHECK(d.hbm_bytes == 1073741824);
+  CHECK(d.hbm_bandwidth == Approx(50e9));
+  CHECK(d.hbm_latency_s == Approx(400e-9));
+  CHECK(d.matmul_flops(fasim::DType::fp32) == Approx(0.5e12));
+  CHECK(d.matmul_flops(fasim::DType::fp16) == Approx(2e12));
+  CHECK(d.matmul_flops(fasim::DType::bf16) == Approx(3e12));
+  CHECK(d.fp32_flops == Approx(0.75e12));
+  CHECK(d.exp_rate == Approx(8.0 * 10 * 2e9));
+  CHECK(d.launch_overhead_s == Approx(2.5e-6));
+}
+
+TEST_CASE("an unreadable device file names the path and the reason", "[device]") {
+  REQUIRE_THROWS_WITH(fasim::load_device("no/such/dev.toml"),
+                      "cannot read device file no/such/dev.toml: No such file or directory; check the path");
+  REQUIRE_THROWS_WITH(fasim::load_device(data_dir() + "/devices/"), Contains("cannot read device file"));
+}
+
+TEST_CASE("a syntax error reports file:line:col", "[device]") {
+  const std::string text = "name = \"x\"\n[compute]\nsm_count = = 4\n";
+  REQUIRE_THROWS_AS(fasim::parse_device(text, "h100.toml"), UserError);
+  REQUIRE_THROWS_WITH(fasim::parse_device(text, "h100.toml"), Contains("h100.toml:3:12: syntax error: "));
+  REQUIRE_THROWS_WITH(fasim::parse_device(text, "h100.toml"), Contains("; fix the TOML syntax there"));
+}
+
+TEST_CASE("a typo in a user file points at the key", "[device]") {
+  const std::string path = data_dir() + "/devices/typo.toml";
+  REQUIRE_THROWS_WITH(fasim::load_device(path),
+                      path + ":11:1: unknown key [sram] bytes_per_smm; known keys: bytes_per_sm, bytes_per_block, "
+                             "bandwidth_bytes_per_clock_per_sm");
+}
+
+TEST_CASE("missing keys and tables name what to add", "[device]") {
+  REQUIRE_THROWS_WITH(parse_mydev("bandwidth_gbps = 50\n", ""),
+                      "mydev.toml: missing key [hbm] bandwidth_gbps (a number, GB/s); add it");
+  REQUIRE_THROWS_WITH(parse_mydev("sm_count = 10\n", ""),
+                      "mydev.toml: missing key [compute] sm_count (a positive integer, count); add it");
+  REQUIRE_THROWS_WITH(parse_mydev("name = \"mydev\"\n", ""), "mydev.toml: missing key name (a string); add it");
+  REQUIRE_THROWS_WITH(parse_mydev("[hbm]\nbytes = 1073741824\nbandwidth_gbps = 50\nlatency_ns = 400\n", ""),
+                      "mydev.toml: missing table [hbm] (keys: bytes, bandwidth_gbps, latency_ns); add it");
+}
+
+TEST_CASE("bad values name the key and what was given", "[device]") {
+  REQUIRE_THROWS_WITH(parse_mydev("sm_count = 10", "sm_count = -3"),
+                      "mydev.toml:7:1: [compute] sm_count must be a positive integer, got -3");
+  REQUIRE_THROWS_WITH(parse_mydev("sm_count = 10", "sm_count = 10.5"),
+                      Contains("[compute] sm_count must be a positive integer, got 10.5"));
+  REQUIRE_THROWS_WITH(parse_mydev("sm_count = 10", "sm_count = \"ten\""),
+                      Contains("[compute] sm_count must be a positive integer, got \"ten\""));
+  REQUIRE_THROWS_WITH(parse_mydev("clock_ghz = 2 ", "clock_ghz = true"),
+                      Contains("[compute] clock_ghz must be a positive number, got true"));
+  REQUIRE_THROWS_WITH(parse_mydev("clock_ghz = 2 ", "clock_ghz = 0"),
+                      Contains("[compute] clock_ghz must be a positive number, got 0"));
+  REQUIRE_THROWS_WITH(parse_mydev("latency_ns = 400", "latency_ns = inf"),
+                      Contains("[hbm] latency_ns must be a positive number, got inf"));
+  REQUIRE_THROWS_WITH(parse_mydev("latency_ns = 400", "latency_ns = nan"), Contains("[hbm] latency_ns"));
+  REQUIRE_THROWS_WITH(parse_mydev("latency_ns = 400", "latency_ns = [400]"),
+                      Contains("[hbm] latency_ns must be a positive number, got an array"));
+  REQUIRE_THROWS_WITH(parse_mydev("name = \"mydev\"", "name = 3"), Contains("mydev.toml:3:1: name must be a string"));
+  REQUIRE_THROWS_WITH(parse_mydev("name = \"mydev\"", "name = \"\""), Contains("name must not be empty"));
+  REQUIRE_THROWS_WITH(fasim::parse_device("rates = 1\n", "x.toml"),
+                      "x.toml:1:1: [rates] must be a table, got 1; write it as a [rates] section");
+}
+
+TEST_CASE("unknown tables and keys are errors", "[device]") {
+  REQUIRE_THROWS_WITH(parse_mydev("[rates]", "[ratez]"),
+                      Contains("unknown key ratez; known top-level keys: name, description, compute, sram, "
+                               "registers, l2, hbm, rates"));
+  REQUIRE_THROWS_WITH(parse_mydev("name = \"mydev\"", "name = \"mydev\"\ncolour = \"green\""),
+                      Contains("mydev.toml:4:1: unknown key colour"));
+  REQUIRE_THROWS_WITH(parse_mydev("launch_overhead_us = 2.5", "launch_overhead_us = 2.5\nfp64_tflops = 1"),
+                      Contains("unknown key [rates] fp64_tflops; known keys: matmul_tflops_fp32,"));
+}
+
+TEST_CASE("figures must agree with each other", "[device]") {
+  REQUIRE_THROWS_WITH(parse_mydev("bytes_per_block = 6144", "bytes_per_block = 9000"),
+                      "mydev.toml:12:1: [sram] bytes_per_block (9000) must not exceed [sram] bytes_per_sm (8192); "
+                      "a block cannot use more than its SM has, lower it");
+  REQUIRE_THROWS_WITH(parse_mydev("bytes_per_block = 12288", "bytes_per_block = 20000"),
+                      Contains("[registers] bytes_per_block (20000) must not exceed [registers] bytes_per_sm"));
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 128"),
+                      Contains("[l2] sector_bytes (128) must not exceed [l2] line_bytes (64)"));
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 48"),
+                      Contains("[l2] sector_bytes (48) must divide [l2] line_bytes (64)"));
+  REQUIRE_THROWS_WITH(parse_mydev("bytes = 131072", "bytes = 131000"),
+                      Contains("[l2] bytes (131000) must be a multiple of [l2] line_bytes (64)"));
+}
