@@ -16,11 +16,14 @@ OnChipBytes need_of(const Workload& w, const Mapping& m, const DeviceSpec& dev) 
 }
 
 
-// Largest x in [1, start] for which fits(make(x)); 0 if none. Linear from the
-// top: needs are not monotone for naive (its softmax switches to two passes).
+// Largest x in [1, start) for which fits(make(x)), preferring multiples of 16
+// (what tensor-core kernels use); 0 if none. Linear from the top: needs are
+// not monotone for naive (its softmax switches to two passes).
 template <typename F>
 std::int64_t largest_fitting(std::int64_t start, const DeviceSpec& dev, F make) {
-  for (std::int64_t x = start; x >= 1; --x)
+  for (std::int64_t x = (start - 1) / 16 * 16; x >= 16; x -= 16)
+    if (fits(make(x), dev)) return x;
+  for (std::int64_t x = std::min<std::int64_t>(start - 1, 15); x >= 1; --x)
     if (fits(make(x), dev)) return x;
   return 0;
 }
