@@ -29,7 +29,9 @@
 //   once per query block, exactly as in flash2.
 #include <catch2/catch.hpp>
 
+#include "fasim/algorithms/flash1.hpp"
 #include "fasim/algorithms/naive.hpp"
+#include "fasim/tiling.hpp"
 #include "fasim/simulation.hpp"
 
 using namespace fasim;
@@ -169,4 +171,65 @@ TEST_CASE("peak on-chip use equals the planned need", "[sram]") {
   Simulation f(dev, Workload{1, 1, 256, 128, DType::fp16}, Mapping{Algo::flash2, 64, 64}, {.numerics = false});
   CHECK(f.need().shared == (64 + 2 * 64) * 128 * 2);
   CHECK(f.need().registers == (64 * 64 + 64 * 128 + 2 * 64) * 4);
+}
+
+// flash1 (one block per head; key blocks j outer, query blocks i inner):
+//   K, V: each K_j, V_j loaded once                        -> read N*d*b each
+//   Q:    every Q_i loaded once per key block               -> read N*d*b*Tc
+//   O:    written after every (j, i)                        -> write N*d*b*Tc
+//         read back for j >= 1 (j = 0 starts from zeros)    -> read N*d*b*(Tc - 1)
+//   m, l: fp32, the same pattern                            -> write 4N*Tc, read 4N*(Tc - 1) each
+//   Total: b*N*d*(1 + 3Tc) + 8N*(2Tc - 1). With Tc = N/Bc and the paper's
+//   Bc = M/4d, N*d*Tc = 4N^2 d^2 / M: the Theta(N^2 d^2 / M) of Theorem 2.
+TEST_CASE("flash1 HBM bytes equal b*N*d*(1 + 3Tc) + 8N(2Tc - 1) per head", "[closed-form][flash1]") {
+  const DeviceSpec dev = load_device("h100");
+  for (const Shape& s : kShapes) {
+    for (bool numerics : {false, true}) {
+      CAPTURE(s.N, s.d, s.br, s.bc, s.batch, s.heads, name(s.dtype), numerics);
+      const Ledger L = count(dev, s, Algo::flash1, numerics);
+      const std::int64_t b = bytes_of(s.dtype), bh = s.batch * s.heads;
+      const std::int64_t Tc = (s.N + s.bc - 1) / s.bc;
+      const std::int64_t Nd = s.N * s.d, N = s.N;
+      CHECK(L.hbm(TensorId::K) == t(bh * Nd * b, 0));
+      CHECK(L.hbm(TensorId::V) == t(bh * Nd * b, 0));
+      CHECK(L.hbm(TensorId::Q) == t(bh * Nd * b * Tc, 0));
+      CHECK(L.hbm(TensorId::O) == t(bh * Nd * b * (Tc - 1), bh * Nd * b * Tc));
+      CHECK(L.hbm(TensorId::m) == t(bh * 4 * N * (Tc - 1), bh * 4 * N * Tc));
+      CHECK(L.hbm(TensorId::l) == t(bh * 4 * N * (Tc - 1), bh * 4 * N * Tc));
+      CHECK(L.hbm_total().total() == bh * (b * Nd * (1 + 3 * Tc) + 8 * N * (2 * Tc - 1)));
+      // Per (j, i) tile of r rows, c cols: scale rc; max, subtract, exp, sum 4rc;
+      // 11r for m', the two exponentials, l' and the O coefficients; 3rd for O'.
+      CHECK(L.flops().matmul == bh * 4 * N * N * s.d);
+      CHECK(L.flops().other == bh * (5 * N * N + Tc * (11 * N + 3 * Nd)));
+      CHECK(L.flops().exp == bh * (N * N + 2 * N * Tc));
+    }
+  }
+}
+
+TEST_CASE("flash1 default tiles are the paper's Bc = ceil(M/4d), Br = min(Bc, d)", "[flash1][tiling]") {
+  const DeviceSpec dev = load_device("h100");
+  // h100: M = 232,448 B / 2 B = 116,224 fp16 elements; d = 64: Bc = ceil(116224 / 256) = 454.
+  const Workload w{1, 1, 4096, 64, DType::fp16};
+  const Mapping paper = flash1::paper_tiles(w, dev);
+  CHECK(paper.bc == 454);
+  CHECK(paper.br == 64);
+  const Mapping m = default_tiles(Algo::flash1, w, dev);
+  CHECK(m.bc == 454);  // it fits: (64 + 2*454)*64*2 = 124,416 B of SRAM
+  // d = 128 fp32: M = 58,112, Bc = 114, Br = 114: Q, K, V tiles need
+  // (114 + 228)*128*4 = 175,104 B (fits), but S, O, m, l in registers need
+  // (114*114 + 114*128 + 228)*4 = 111,264 B (fits too).
+  const Workload w2{1, 1, 4096, 128, DType::fp32};
+  CHECK(flash1::paper_tiles(w2, dev).bc == 114);
+  CHECK(default_tiles(Algo::flash1, w2, dev).br == 114);
+  // The paper's rule counts only SRAM. With few registers its tiles do not
+  // fit, and the default shrinks Bc (and Br = min(Bc, d)) until they do.
+  DeviceSpec tight = load_device("toy");
+  tight.register_bytes_per_block = 2048;
+  const Workload w3{1, 1, 256, 16, DType::fp16};
+  CHECK_FALSE(fits(algorithm(Algo::flash1).need(w3, flash1::paper_tiles(w3, tight), tight), tight));
+  const Mapping small = default_tiles(Algo::flash1, w3, tight);
+  CHECK(small.bc < flash1::paper_tiles(w3, tight).bc);
+  CHECK(fits(algorithm(Algo::flash1).need(w3, small, tight), tight));
+  const Mapping bigger{Algo::flash1, std::min(small.bc + 1, w3.d), small.bc + 1};
+  CHECK_FALSE(fits(algorithm(Algo::flash1).need(w3, bigger, tight), tight));
 }

@@ -8,7 +8,7 @@ namespace fasim::cli {
 
 void add_run_flags(CLI::App& app, RunFlags& f) {
   f.app = &app;
-  app.add_option("--algo", f.algo, "Algorithm: naive | flash2 (default flash2)");
+  app.add_option("--algo", f.algo, "Algorithm: naive | flash1 | flash2 (default flash2)");
   app.add_option("--N", f.N, "Sequence length N (default 1024)");
   app.add_option("--d", f.d, "Head dimension d (default 64)");
   app.add_option("--batch", f.batch, "Batch size (default 1)");
@@ -50,7 +50,7 @@ RunConfig resolve(const RunFlags& f) {
   Algo algo = sc.algo.value_or(Algo::flash2);
   if (f.given("--algo")) {
     auto a = parse_algo(f.algo);
-    if (!a) throw UserError("unknown algorithm '" + f.algo + "'; use --algo naive or --algo flash2");
+    if (!a) throw UserError("unknown algorithm '" + f.algo + "'; use --algo with one of " + std::string(kAlgoNames));
     algo = *a;
   }
 

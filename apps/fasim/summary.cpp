@@ -42,7 +42,8 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
   os << "  tiles     Br " << m.br << ", Bc " << m.bc << ": " << Tr << " x " << Tc
      << " tiles per head\n";
   os << "  kernels  ";
-  for (const Kernel& k : sim.program().kernels) os << " [" << k.name << ": " << k.grid << " blocks]";
+  for (const Kernel& k : sim.program().kernels)
+    os << " [" << k.name << ": " << k.grid << (k.grid == 1 ? " block]" : " blocks]");
   os << "\n\n";
 
   os << "HBM traffic (bytes between HBM and SRAM: the paper's \"HBM accesses\")\n";

@@ -1,4 +1,5 @@
 // The table from algorithm names to their functions. Add a new algorithm here.
+#include "fasim/algorithms/flash1.hpp"
 #include "fasim/algorithms/flash2.hpp"
 #include "fasim/algorithms/naive.hpp"
 #include "fasim/program.hpp"
@@ -9,6 +10,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
       {Algo::naive, "naive", "standard attention: S and P written to HBM (3 kernels)",
        &naive::need, &naive::declare, &naive::build},
+      {Algo::flash1, "flash1", "FlashAttention (Algorithm 1): K/V blocks outer, Q blocks inner; O, l, m to HBM each step",
+       &flash1::need, &flash1::declare, &flash1::build},
       {Algo::flash2, "flash2", "FlashAttention-2: Q blocks outer, K/V blocks inner, online softmax",
        &flash2::need, &flash2::declare, &flash2::build},
   };

@@ -23,7 +23,7 @@ namespace {
 
 // Keep in step with parse_dtype / parse_algo (they offer no list of names).
 constexpr std::string_view kDtypes = "fp32, fp16, bf16";
-constexpr std::string_view kAlgos = "naive, flash2";
+constexpr std::string_view kAlgos = kAlgoNames;
 
 std::string where(const std::string& origin, const toml::source_region& r) {
   if (r.begin.line == 0) return origin;

@@ -4,6 +4,7 @@
 #include <bit>
 #include <string>
 
+#include "fasim/algorithms/flash1.hpp"
 #include "fasim/error.hpp"
 #include "fasim/format.hpp"
 
@@ -40,6 +41,15 @@ bool fits(const OnChipBytes& need, const DeviceSpec& dev) {
 }
 
 Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev) {
+  if (algo == Algo::flash1) {
+    // The paper's choice, Bc = ceil(M / 4d) and Br = min(Bc, d), shrunk
+    // until it fits (the paper counts only Q, K, V, O tiles in SRAM).
+    Mapping m = flash1::paper_tiles(w, dev);
+    for (std::int64_t bc = m.bc; bc >= 1; --bc) {
+      const Mapping t{algo, std::min(bc, w.d), bc};
+      if (fits(need_of(w, t, dev), dev)) return t;
+    }
+  }
   const std::int64_t cap = std::min<std::int64_t>(
       128, static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(w.N, 1)))));
   for (std::int64_t t = floor_pow2(cap); t >= 1; t /= 2) {

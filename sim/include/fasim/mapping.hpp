@@ -9,10 +9,14 @@ namespace fasim {
 
 /// @brief The attention algorithms fasim can execute.
 /// naive: three kernels that write S and P to HBM (the paper's standard attention).
+/// flash1: FlashAttention (paper Algorithm 1), key/value blocks outer, query blocks inner.
 /// flash2: FlashAttention-2 order, query blocks outer, key/value blocks inner.
-enum class Algo : std::uint8_t { naive, flash2 };
+enum class Algo : std::uint8_t { naive, flash1, flash2 };
 
-/// @brief "naive" or "flash2".
+/// @brief Every algorithm name, for messages: "naive, flash1, flash2".
+inline constexpr std::string_view kAlgoNames = "naive, flash1, flash2";
+
+/// @brief "naive", "flash1" or "flash2".
 std::string_view name(Algo a);
 /// @brief Parses an algorithm name; nullopt if unknown.
 std::optional<Algo> parse_algo(std::string_view s);

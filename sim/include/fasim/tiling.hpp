@@ -15,8 +15,9 @@ namespace fasim {
 /// @brief True if `need` fits the device's shared memory and registers per block.
 bool fits(const OnChipBytes& need, const DeviceSpec& dev);
 
-/// @brief Br = Bc = the largest power of two <= 128 (and <= the next power of
-/// two >= N) whose tiles fit the device. Throws UserError if not even 1 fits.
+/// @brief flash1: the paper's Bc = ceil(M/4d), Br = min(Bc, d), shrunk until
+/// it fits. Others: Br = Bc = the largest power of two <= 128 (and <= the next
+/// power of two >= N) whose tiles fit. Throws UserError if not even 1 fits.
 Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev);
 
 /// @brief Checks the shape and tiling; throws UserError with one line naming

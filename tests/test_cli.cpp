@@ -1,0 +1,614 @@
+// End-to-end tests of the `fasim` program: the real binary is run (no shell),
+// its exit code, stdout and stderr checked. Tag [cli].
+//
+// What they hold the CLI to (DESIGN.md, principles 3 and 5): tables for
+// people and stable --json keys for machines; flags override a scenario; bad
+// input gives exactly one "fasim: error:" line naming the problem and the fix,
+// exit code 2 and nothing on stdout; traces appear whole or not at all, even
+// on Ctrl-C; byte counts agree with closed forms and with the trace.
+#include <signal.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "fasim/trace_reader.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using fasim::test::ProcessResult;
+using fasim::test::run_fasim;
+using fasim::test::ScratchDir;
+
+namespace {
+
+const std::string kSourceDir = FASIM_SOURCE_DIR;
+const std::string kTestData = FASIM_TEST_DATA;
+const std::string kQuickstart = kSourceDir + "/configs/scenarios/quickstart.toml";
+const std::string kMyDev = kTestData + "/devices/mydev.toml";
+
+/// A successful run: exit 0, nothing on stderr.
+void require_success(const ProcessResult& r) {
+  INFO(r.describe());
+  REQUIRE_FALSE(r.timed_out);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.err.empty());
+  REQUIRE_FALSE(r.out.empty());
+}
+
+/// stdout of a successful run, parsed as JSON.
+json json_of(const ProcessResult& r) {
+  require_success(r);
+  INFO(r.out.substr(0, 2000));
+  json j;
+  REQUIRE_NOTHROW(j = json::parse(r.out));
+  return j;
+}
+
+json run_json(std::vector<std::string> args) {
+  args.insert(args.begin(), "run");
+  args.push_back("--json");
+  return json_of(run_fasim(args));
+}
+
+/// Bad input: exit code 2, nothing on stdout, exactly one line on stderr that
+/// starts with "fasim: error:" and contains every string in `must_contain`.
+void require_user_error(const ProcessResult& r, const std::vector<std::string>& must_contain) {
+  INFO(r.describe());
+  REQUIRE_FALSE(r.timed_out);
+  REQUIRE(r.exit_code == 2);
+  CHECK(r.out.empty());
+  REQUIRE(r.err.size() > 1);
+  CHECK(r.err.back() == '\n');
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.err.rfind("fasim: error: ", 0) == 0);
+  for (const std::string& s : must_contain) {
+    CHECK_THAT(r.err, Catch::Matchers::Contains(s));
+  }
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// The stable keys of `fasim run --json` (fasim/report.hpp), with their types.
+void require_report_keys(const json& j, bool with_numerics) {
+  INFO(j.dump(2).substr(0, 3000));
+  REQUIRE(j.is_object());
+  const json& w = j.at("workload");
+  for (const char* k : {"batch", "heads", "N", "d"}) CHECK(w.at(k).is_number_integer());
+  CHECK(w.at("dtype").is_string());
+  const json& m = j.at("mapping");
+  CHECK(m.at("algo").is_string());
+  CHECK(m.at("br").is_number_integer());
+  CHECK(m.at("bc").is_number_integer());
+  CHECK(j.at("device").is_string());
+  const json& h = j.at("hbm");
+  CHECK(h.at("read_bytes").is_number_integer());
+  CHECK(h.at("write_bytes").is_number_integer());
+  REQUIRE(h.at("by_tensor").is_object());
+  REQUIRE_FALSE(h.at("by_tensor").empty());
+  for (const auto& [name, t] : h.at("by_tensor").items()) {
+    INFO("tensor " << name);
+    CHECK(t.at("read_bytes").is_number_integer());
+    CHECK(t.at("write_bytes").is_number_integer());
+  }
+  CHECK(j.at("flops").at("matmul").is_number_integer());
+  CHECK(j.at("flops").at("other").is_number_integer());
+  CHECK(j.at("sram").at("peak_bytes_per_block").is_number_integer());
+  CHECK(j.at("sram").at("capacity_bytes_per_block").is_number_integer());
+  CHECK(j.at("steps").is_number_integer());
+  if (with_numerics) {
+    REQUIRE(j.contains("numerics"));
+    CHECK(j.at("numerics").at("max_abs_error").is_number());
+    CHECK(j.at("numerics").at("max_rel_error").is_number());
+  } else {
+    CHECK_FALSE(j.contains("numerics"));
+  }
+}
+
+/// Sums of the per-tensor traffic equal the totals.
+void require_totals_add_up(const json& j) {
+  std::int64_t reads = 0, writes = 0;
+  for (const auto& [name, t] : j.at("hbm").at("by_tensor").items()) {
+    reads += t.at("read_bytes").get<std::int64_t>();
+    writes += t.at("write_bytes").get<std::int64_t>();
+  }
+  CHECK(reads == j.at("hbm").at("read_bytes").get<std::int64_t>());
+  CHECK(writes == j.at("hbm").at("write_bytes").get<std::int64_t>());
+}
+
+/// Entries of `dir` whose name starts with "<base>.tmp-" (AtomicFile temporaries).
+std::vector<std::string> temporaries_of(const fs::path& dir, const std::string& base) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind(base + ".tmp-", 0) == 0) found.push_back(n);
+  }
+  return found;
+}
+
+/// The row of the summary table that starts with `label` (after indentation).
+std::string table_row(const std::string& out, const std::string& label) {
+  for (const std::string& line : fasim::test::split_lines(out)) {
+    const std::size_t first = line.find_first_not_of(' ');
+    if (first != std::string::npos && line.compare(first, label.size() + 1, label + " ") == 0) return line;
+  }
+  return "";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- fasim run
+
+TEST_CASE("fasim run prints the HBM traffic table", "[cli]") {
+  const bool scenario = GENERATE(false, true);
+  std::vector<std::string> args = {"run"};
+  if (scenario) args.insert(args.end(), {"--scenario", kQuickstart});
+  CAPTURE(scenario);
+  const ProcessResult r = run_fasim(args);
+  require_success(r);
+  INFO(r.out);
+  CHECK(contains(r.out, "fasim run: flash2 on h100"));
+  CHECK(contains(r.out, "HBM traffic"));
+  CHECK(contains(r.out, "N 1024, d 64, fp16"));
+  for (const char* t : {"Q", "K", "V", "O", "total"}) {
+    INFO("row " << t);
+    CHECK_FALSE(table_row(r.out, t).empty());
+  }
+  CHECK(contains(r.out, "numerics    max abs error"));
+
+  // The table's totals are the JSON report's.
+  args.push_back("--json");
+  const json j = json_of(run_fasim(args));
+  const std::string total = table_row(r.out, "total");
+  CHECK(contains(total, fasim::test::with_commas(j["hbm"]["read_bytes"].get<long long>())));
+  CHECK(contains(total, fasim::test::with_commas(j["hbm"]["write_bytes"].get<long long>())));
+  const std::string k = table_row(r.out, "K");
+  CHECK(contains(k, fasim::test::with_commas(j["hbm"]["by_tensor"]["K"]["read_bytes"].get<long long>())));
+  if (scenario) {
+    CHECK(j["mapping"]["br"] == 64);
+    CHECK(j["mapping"]["bc"] == 64);
+  }
+}
+
+TEST_CASE("fasim run --json has the stable keys and exact flash2 counts", "[cli]") {
+  const std::int64_t B = 2, H = 3, N = 256, d = 32, elem = 2, tile = 64;
+  const std::vector<std::string> flags = {"--algo", "flash2", "--N", "256", "--d", "32", "--dtype", "fp16",
+                                          "--br", "64", "--bc", "64", "--batch", "2", "--heads", "3"};
+  const json j = run_json(flags);
+  require_report_keys(j, true);
+
+  CHECK(j["workload"]["batch"] == B);
+  CHECK(j["workload"]["heads"] == H);
+  CHECK(j["workload"]["N"] == N);
+  CHECK(j["workload"]["d"] == d);
+  CHECK(j["workload"]["dtype"] == "fp16");
+  CHECK(j["mapping"]["algo"] == "flash2");
+  CHECK(j["mapping"]["br"] == tile);
+  CHECK(j["mapping"]["bc"] == tile);
+  CHECK(j["device"] == "h100");
+
+  // Closed forms: Q read and O written once; K and V read once per query tile.
+  const std::int64_t tensor_bytes = B * H * N * d * elem;  // 98,304
+  const std::int64_t Tr = (N + tile - 1) / tile;
+  const json& t = j["hbm"]["by_tensor"];
+  CHECK(t["Q"]["read_bytes"] == tensor_bytes);
+  CHECK(t["Q"]["write_bytes"] == 0);
+  CHECK(t["K"]["read_bytes"] == tensor_bytes * Tr);
+  CHECK(t["V"]["read_bytes"] == tensor_bytes * Tr);
+  CHECK(t["O"]["write_bytes"] == tensor_bytes);
+  CHECK(t["O"]["read_bytes"] == 0);
+  CHECK_FALSE(t.contains("S"));  // flash2 never writes the N x N scores
+  CHECK_FALSE(t.contains("P"));
+  CHECK(j["flops"]["matmul"] == 4 * N * N * d * B * H);
+  require_totals_add_up(j);
+  CHECK(j["sram"]["peak_bytes_per_block"].get<std::int64_t>() <=
+        j["sram"]["capacity_bytes_per_block"].get<std::int64_t>());
+  CHECK(j["numerics"]["max_abs_error"].get<double>() < 1e-2);
+  CHECK(j["numerics"]["max_rel_error"].get<double>() < 1e-2);
+
+  SECTION("--no-numerics drops numerics and changes no count") {
+    std::vector<std::string> more = flags;
+    more.push_back("--no-numerics");
+    json k = run_json(more);
+    require_report_keys(k, false);
+    json a = j;
+    a.erase("numerics");
+    CHECK(a == k);
+  }
+}
+
+TEST_CASE("fasim run --json: naive writes S and P to HBM", "[cli]") {
+  const std::int64_t B = 2, H = 3, N = 256, d = 32, elem = 2;
+  const json j = run_json({"--algo", "naive", "--N", "256", "--d", "32", "--br", "64", "--batch", "2",
+                           "--heads", "3"});
+  require_report_keys(j, true);
+  CHECK(j["mapping"]["algo"] == "naive");
+  const json& t = j["hbm"]["by_tensor"];
+  for (const char* x : {"S", "P"}) {
+    INFO(x);
+    CHECK(t[x]["write_bytes"] == B * H * N * N * elem);
+    CHECK(t[x]["read_bytes"] == B * H * N * N * elem);
+  }
+  CHECK(t["O"]["write_bytes"] == B * H * N * d * elem);
+  CHECK(j["flops"]["matmul"] == 4 * N * N * d * B * H);
+  require_totals_add_up(j);
+}
+
+TEST_CASE("fasim run: flags override the scenario file", "[cli]") {
+  SECTION("quickstart with --N 128") {
+    const json j = run_json({"--scenario", kQuickstart, "--N", "128"});
+    CHECK(j["workload"]["N"] == 128);  // scenario says 1024
+    CHECK(j["workload"]["d"] == 64);   // the rest comes from the file
+    CHECK(j["mapping"]["br"] == 64);
+    CHECK(j["mapping"]["bc"] == 64);
+    CHECK(j["device"] == "h100");
+    CHECK(j.contains("numerics"));
+  }
+  SECTION("every key of a scenario, its device path relative to the file") {
+    const std::string full = kTestData + "/scenarios/full.toml";
+    const json j = run_json({"--scenario", full});
+    CHECK(j["device"] == "mydev");
+    CHECK(j["workload"]["batch"] == 2);
+    CHECK(j["workload"]["heads"] == 3);
+    CHECK(j["workload"]["N"] == 256);
+    CHECK(j["workload"]["d"] == 32);
+    CHECK(j["workload"]["dtype"] == "bf16");
+    CHECK(j["mapping"]["algo"] == "naive");
+    CHECK(j["mapping"]["br"] == 16);
+    CHECK(j["mapping"]["bc"] == 32);
+    CHECK_FALSE(j.contains("numerics"));  // numerics = false
+
+    const json k = run_json({"--scenario", full, "--device", "toy", "--N", "64", "--batch", "1", "--dtype",
+                             "fp16", "--algo", "flash2", "--br", "8", "--bc", "8"});
+    CHECK(k["device"] == "toy");
+    CHECK(k["workload"]["N"] == 64);
+    CHECK(k["workload"]["batch"] == 1);
+    CHECK(k["workload"]["heads"] == 3);
+    CHECK(k["workload"]["dtype"] == "fp16");
+    CHECK(k["mapping"]["algo"] == "flash2");
+    CHECK(k["mapping"]["br"] == 8);
+    CHECK(k["mapping"]["bc"] == 8);
+  }
+}
+
+TEST_CASE("fasim run --device: a built-in name or a user's TOML file", "[cli]") {
+  SECTION("toy") {
+    const json j = run_json({"--device", "toy", "--N", "128", "--d", "16"});
+    require_report_keys(j, true);
+    CHECK(j["device"] == "toy");
+    CHECK(j["sram"]["capacity_bytes_per_block"] == 4096);
+    CHECK(j["sram"]["peak_bytes_per_block"].get<std::int64_t>() <= 4096);
+  }
+  SECTION("a copy of mydev.toml, and a renamed one, by path") {
+    ScratchDir dir;
+    const std::string copy = dir.file("mydev.toml");
+    fs::copy_file(kMyDev, copy);
+    json j = run_json({"--device", copy, "--N", "128", "--d", "16"});
+    CHECK(j["device"] == "mydev");
+    CHECK(j["sram"]["capacity_bytes_per_block"] == 6144);
+
+    std::string text = fasim::test::read_text(kMyDev);
+    text = std::regex_replace(text, std::regex("name = \"mydev\""), "name = \"labgpu\"");
+    text = std::regex_replace(text, std::regex("bytes_per_block = 6144"), "bytes_per_block = 5120");
+    fasim::test::write_text(dir.file("lab.toml"), text);
+    j = run_json({"--device", dir.file("lab.toml"), "--N", "128", "--d", "16"});
+    CHECK(j["device"] == "labgpu");
+    CHECK(j["sram"]["capacity_bytes_per_block"] == 5120);
+  }
+}
+
+// ------------------------------------------------------------- bad input
+
+TEST_CASE("fasim: bad input gives one error line and exit code 2", "[cli]") {
+  ScratchDir dir;
+  const std::string bad_toml = dir.file("bad.toml");
+  fasim::test::write_text(bad_toml, "title = \"broken\"\n[workload]\nN = = 3\n");
+  const std::string unknown_key = dir.file("unknown.toml");
+  fasim::test::write_text(unknown_key, "[workload]\nN = 64\nheadz = 3\n");
+
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;
+    std::vector<std::string> must_contain;  // the problem and the fix
+  };
+  const std::vector<Case> cases = {
+      {"unknown flag", {"run", "--bogus"}, {"--bogus", "--help"}},
+      {"unknown flag of step", {"step", "--frobnicate"}, {"--frobnicate", "fasim step --help"}},
+      {"--N 0", {"run", "--N", "0"}, {"N", "0", "--N"}},
+      {"--N -5", {"run", "--N", "-5"}, {"N", "-5", "--N"}},
+      {"--d 0", {"run", "--d", "0"}, {"d", "0", "--d"}},
+      {"--batch 0", {"run", "--batch", "0"}, {"batch", "0", "--batch"}},
+      {"--heads -1", {"run", "--heads", "-1"}, {"heads", "-1", "--heads"}},
+      {"--br 0", {"run", "--br", "0"}, {"0", "--br"}},
+      {"--N abc", {"run", "--N", "abc"}, {"--N", "abc", "--help"}},
+      {"--algo flash9", {"run", "--algo", "flash9"}, {"flash9", "naive", "flash2", "--algo"}},
+      {"--dtype fp8", {"run", "--dtype", "fp8"}, {"fp8", "fp32", "fp16", "bf16", "--dtype"}},
+      {"--device h900", {"run", "--device", "h900"}, {"h900", "a100", "h100", "h200", "toy", ".toml"}},
+      {"--device nosuch.toml", {"run", "--device", dir.file("nosuch.toml")}, {"nosuch.toml", "path"}},
+      {"malformed scenario", {"run", "--scenario", bad_toml}, {"bad.toml:3:"}},
+      {"scenario with an unknown key", {"run", "--scenario", unknown_key}, {"unknown.toml:3:", "headz", "heads"}},
+      {"scenario file missing", {"run", "--scenario", dir.file("nosuch-scenario.toml")}, {"nosuch-scenario.toml"}},
+      {"scenario with an unknown algorithm",
+       {"run", "--scenario", kTestData + "/scenarios/bad_algo.toml"},
+       {"bad_algo.toml:5:", "flash3"}},
+      {"tiles that do not fit",
+       {"run", "--N", "4096", "--d", "128", "--br", "512", "--bc", "512"},
+       {"need", "capacity", "--br", "512"}},
+      {"--row past the end", {"run", "--N", "8", "--d", "4", "--row", "8"}, {"--row", "8", "0..7"}},
+      {"--row negative", {"run", "--N", "8", "--d", "4", "--row", "-1"}, {"--row", "-1", "0..7"}},
+      {"--row of step", {"step", "--all", "--N", "8", "--d", "4", "--row", "100"}, {"--row", "100"}},
+      {"--trace-format xml", {"run", "--trace", dir.file("t.xml"), "--trace-format", "xml"},
+       {"xml", "chrome", "jsonl", "csv", "--trace-format"}},
+      {"--trace into a missing directory", {"run", "--trace", "/nonexistent-dir/t.json"},
+       {"/nonexistent-dir/t.json", "directory"}},
+      {"execute mode too large", {"run", "--algo", "naive", "--N", "65536", "--batch", "8"}, {"--no-numerics"}},
+      {"N too large even for counting", {"run", "--N", "20000000", "--no-numerics"}, {"20000000", "N"}},
+      {"no subcommand", {}, {"subcommand", "fasim --help"}},
+      {"the devices command takes no shape", {"devices", "--N", "8"}, {"--N"}},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      CAPTURE(c.args);
+      require_user_error(run_fasim(c.args), c.must_contain);
+    }
+  }
+  // Nothing was written by any of them.
+  CHECK(dir.entries() == std::vector<std::string>{"bad.toml", "unknown.toml"});
+  CHECK_FALSE(fs::exists("/nonexistent-dir"));
+}
+
+TEST_CASE("fasim run: a failed --trace leaves no file behind", "[cli]") {
+  ScratchDir dir;
+  SECTION("unknown format") {
+    require_user_error(run_fasim({"run", "--N", "64", "--trace", dir.file("t.xml"), "--trace-format", "xml"}),
+                       {"xml"});
+    CHECK(dir.entries().empty());
+  }
+  SECTION("missing directory") {
+    const std::string target = dir.file("no-such-dir/t.json");
+    require_user_error(run_fasim({"run", "--N", "64", "--trace", target}), {target});
+    CHECK(dir.entries().empty());
+  }
+  SECTION("bad shape after a good --trace") {
+    require_user_error(run_fasim({"run", "--N", "0", "--trace", dir.file("t.json")}), {"--N"});
+    CHECK(dir.entries().empty());
+  }
+}
+
+TEST_CASE("fasim run: a shape too large to execute runs with --no-numerics", "[cli]") {
+  require_user_error(run_fasim({"run", "--algo", "naive", "--N", "65536", "--batch", "8"}), {"--no-numerics"});
+  const ProcessResult r = run_fasim({"run", "--algo", "naive", "--N", "65536", "--batch", "8", "--no-numerics",
+                                     "--json"});
+  const json j = json_of(r);
+  CHECK(r.seconds < 10);
+  require_report_keys(j, false);
+  const std::int64_t N = 65536;
+  CHECK(j["flops"]["matmul"] == 4 * N * N * 64 * 8);
+  CHECK(j["hbm"]["by_tensor"]["S"]["write_bytes"] == 8 * N * N * 2);
+  require_totals_add_up(j);
+}
+
+// Bugs found while writing these tests; each holds the CLI to principle 3.
+// Tagged [!mayfail] so the suite stays usable until they are fixed: drop the
+// tag when a fix lands.
+TEST_CASE("fasim: bad input that is accepted or misreported today", "[cli][known-bug][!mayfail]") {
+  SECTION("--trace-format xml without --trace is silently ignored") {
+    require_user_error(run_fasim({"run", "--N", "64", "--trace-format", "xml"}), {"xml", "--trace-format"});
+  }
+  SECTION("fasim bogus does not name the unknown command") {
+    require_user_error(run_fasim({"bogus"}), {"bogus", "run", "step", "devices"});
+  }
+  SECTION("--seed -1 wraps around instead of being rejected") {
+    require_user_error(run_fasim({"run", "--N", "8", "--d", "4", "--seed", "-1"}), {"--seed", "-1"});
+  }
+  SECTION("an N that overflows int64 is blamed on the tiles") {
+    require_user_error(run_fasim({"run", "--N", "99999999999999999999"}), {"--N", "99999999999999999999"});
+  }
+}
+
+// ------------------------------------------------------------------ --help
+
+TEST_CASE("fasim --help, for every command", "[cli]") {
+  struct Help {
+    std::vector<std::string> args;
+    std::vector<std::string> lists;
+  };
+  const std::vector<Help> helps = {
+      {{"--help"}, {"run", "step", "devices", "--help"}},
+      {{"run", "--help"},
+       {"--algo", "--N", "--d", "--batch", "--heads", "--dtype", "--br", "--bc", "--device", "--scenario",
+        "--seed", "--no-numerics", "--row", "--json", "--trace", "--trace-format"}},
+      {{"step", "--help"}, {"--algo", "--N", "--d", "--br", "--bc", "--device", "--scenario", "--row", "--all"}},
+      {{"devices", "--help"}, {"--json"}},
+      {{"run", "-h"}, {"--trace"}},
+  };
+  for (const Help& h : helps) {
+    CAPTURE(h.args);
+    const ProcessResult r = run_fasim(h.args);
+    require_success(r);
+    INFO(r.out);
+    CHECK(contains(r.out, "Usage:"));
+    for (const std::string& s : h.lists) {
+      INFO("help must list " << s);
+      CHECK(contains(r.out, s));
+    }
+  }
+}
+
+// --------------------------------------------------------------- devices
+
+TEST_CASE("fasim devices lists the built-in profiles", "[cli]") {
+  const ProcessResult r = run_fasim({"devices"});
+  require_success(r);
+  INFO(r.out);
+  for (const char* name : {"a100", "h100", "h200", "toy"}) {
+    INFO(name);
+    CHECK(fasim::test::count_lines_starting_with(r.out, std::string(name) + " ") == 1);
+  }
+
+  const json j = json_of(run_fasim({"devices", "--json"}));
+  REQUIRE(j.is_array());
+  std::set<std::string> names;
+  for (const json& d : j) {
+    names.insert(d.at("name").get<std::string>());
+    CHECK(d.at("sm_count").get<std::int64_t>() > 0);
+    CHECK(d.at("sram_bytes_per_block").get<std::int64_t>() > 0);
+  }
+  CHECK(names == std::set<std::string>{"a100", "h100", "h200", "toy"});
+}
+
+// ------------------------------------------------------------------ step
+
+TEST_CASE("fasim step prints every step", "[cli]") {
+  const std::string algo = GENERATE(std::string("flash2"), std::string("naive"));
+  CAPTURE(algo);
+  const std::vector<std::string> flags = {"--algo", algo, "--N", "8", "--d", "4", "--br", "4", "--bc", "4",
+                                          "--row", "5"};
+  std::vector<std::string> run = {"run", "--json"};
+  run.insert(run.end(), flags.begin(), flags.end());
+  const json j = json_of(run_fasim(run));
+  const std::int64_t steps = j.at("steps").get<std::int64_t>();
+  REQUIRE(steps > 0);
+
+  auto check_all_steps = [&](const ProcessResult& r) {
+    require_success(r);
+    INFO(r.out);
+    CHECK(static_cast<std::int64_t>(fasim::test::count_lines_starting_with(r.out, "#")) == steps);
+    CHECK(contains(r.out, "row 5: m ="));
+    CHECK(contains(r.out, "watching row 5"));
+    CHECK_FALSE(contains(r.out, "> "));  // no prompt when not interactive
+    const std::vector<std::string> lines = fasim::test::split_lines(r.out);
+    REQUIRE_FALSE(lines.empty());
+    const std::string& last = lines.back();
+    CHECK(last.rfind("done: " + std::to_string(steps) + " steps", 0) == 0);
+    CHECK(contains(last, fasim::test::with_commas(j["hbm"]["read_bytes"].get<long long>()) + " B"));
+  };
+
+  std::vector<std::string> step = {"step"};
+  step.insert(step.end(), flags.begin(), flags.end());
+  SECTION("without --all, stdin /dev/null") { check_all_steps(run_fasim(step)); }
+  SECTION("without --all, stdin a pipe that says q") { check_all_steps(run_fasim(step, std::string("q\n"))); }
+  SECTION("with --all") {
+    step.push_back("--all");
+    check_all_steps(run_fasim(step));
+  }
+}
+
+// ---------------------------------------------------------------- traces
+
+TEST_CASE("fasim run --trace writes a whole trace that reads back", "[cli]") {
+  const std::string format = GENERATE(std::string("chrome"), std::string("jsonl"), std::string("csv"));
+  const std::string algo = GENERATE(std::string("flash2"), std::string("naive"));
+  CAPTURE(format, algo);
+  ScratchDir dir;
+  const std::string name = "trace." + format;
+  const std::string path = dir.file(name);
+  const std::vector<std::string> flags = {"--algo", algo, "--N", "96", "--d", "16", "--br", "32", "--bc", "16",
+                                          "--batch", "2", "--heads", "2"};
+
+  std::vector<std::string> args = {"run", "--json", "--trace", path, "--trace-format", format};
+  args.insert(args.end(), flags.begin(), flags.end());
+  const json j = json_of(run_fasim(args));
+  const std::int64_t steps = j.at("steps").get<std::int64_t>();
+
+  REQUIRE(fs::exists(path));
+  CHECK(dir.entries() == std::vector<std::string>{name});
+  CHECK(temporaries_of(dir.path(), name).empty());
+
+  const std::string text = fasim::test::read_text(path);
+  if (format == "chrome") {
+    json t;
+    REQUIRE_NOTHROW(t = json::parse(text));
+    REQUIRE(t.contains("traceEvents"));
+    REQUIRE(t["traceEvents"].is_array());
+    std::int64_t complete = 0;
+    for (const json& e : t["traceEvents"])
+      if (e.value("ph", "") == "X") ++complete;
+    CHECK(complete == steps);
+  } else {
+    // one line per step after the meta line / the CSV header
+    CHECK(static_cast<std::int64_t>(fasim::test::split_lines(text).size()) == steps + 1);
+  }
+
+  std::vector<fasim::TraceRecord> records;
+  REQUIRE_NOTHROW(records = fasim::read_trace(path));
+  REQUIRE(static_cast<std::int64_t>(records.size()) == steps);
+  std::int64_t read = 0, written = 0;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    CHECK(records[i].index == static_cast<std::int64_t>(i));
+    read += records[i].hbm_read_bytes;
+    written += records[i].hbm_write_bytes;
+  }
+  CHECK(read == j["hbm"]["read_bytes"].get<std::int64_t>());
+  CHECK(written == j["hbm"]["write_bytes"].get<std::int64_t>());
+  CHECK(records.back().cum_hbm_read_bytes == read);
+  CHECK(records.back().cum_hbm_write_bytes == written);
+
+  SECTION("the summary names the trace, and a rerun replaces it whole") {
+    std::vector<std::string> again = {"run", "--trace", path, "--trace-format", format};
+    again.insert(again.end(), flags.begin(), flags.end());
+    const ProcessResult r = run_fasim(again);
+    require_success(r);
+    CHECK(contains(r.out, "trace       " + path + " (" + format + ")"));
+    CHECK(fasim::test::read_text(path).size() == text.size());
+    CHECK(dir.entries() == std::vector<std::string>{name});
+  }
+}
+
+TEST_CASE("fasim run: Ctrl-C while writing a trace leaves no file", "[cli]") {
+  ScratchDir dir;
+  const std::string name = "long.json";
+  const std::string path = dir.file(name);
+  fasim::test::ChildProcess child(FASIM_BINARY, {"run", "--no-numerics", "--N", "65536", "--d", "128",
+                                                 "--heads", "4", "--trace", path});
+
+  // Wait until the trace is being written (its temporary exists), then a bit.
+  const auto start = std::chrono::steady_clock::now();
+  while (temporaries_of(dir.path(), name).empty() &&
+         std::chrono::steady_clock::now() - start < std::chrono::seconds(10))
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK_FALSE(temporaries_of(dir.path(), name).empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  child.signal(SIGINT);
+  const ProcessResult r = child.wait(std::chrono::seconds(20));  // SIGKILL after that
+
+  INFO(r.describe());
+  CHECK_FALSE(r.timed_out);
+  CHECK((r.exit_code == 130 || r.term_signal == SIGINT));
+  CHECK_FALSE(fs::exists(path));
+  CHECK(temporaries_of(dir.path(), name).empty());
+  CHECK(dir.entries().empty());
+  CHECK(r.out.empty());
+}
+
+// ---------------------------------------------------- the helper itself
+
+TEST_CASE("cli_support runs a program with stdin and separate stdout/stderr", "[cli]") {
+  std::string big(200000, 'x');
+  for (std::size_t i = 0; i < big.size(); i += 100) big[i] = '\n';
+  fasim::test::ChildProcess cat("/bin/cat", {}, big);
+  const ProcessResult r = cat.wait(std::chrono::seconds(10));
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == big);
+  CHECK(r.err.empty());
+
+  fasim::test::ChildProcess missing("/bin/cat", {"/nonexistent-dir/nothing"});
+  const ProcessResult m = missing.wait(std::chrono::seconds(10));
+  CHECK(m.exit_code == 1);
+  CHECK(m.out.empty());
+  CHECK_THAT(m.err, Catch::Matchers::Contains("nothing"));
+
+  fasim::test::ChildProcess sleeper("/bin/sleep", {"30"});
+  const ProcessResult s = sleeper.wait(std::chrono::milliseconds(200));
+  CHECK(s.timed_out);
+  CHECK(s.term_signal == SIGKILL);
+  CHECK(s.seconds < 5);
+}
