@@ -399,7 +399,7 @@ TEST_CASE("fasim run: a shape too large to execute runs with --no-numerics", "[c
 // Bugs found while writing these tests; each holds the CLI to principle 3.
 // Tagged [!mayfail] so the suite stays usable until they are fixed: drop the
 // tag when a fix lands.
-TEST_CASE("fasim: bad input that is accepted or misreported today", "[cli][known-bug][!mayfail]") {
+TEST_CASE("fasim: out-of-range numbers, unknown commands and unused bad flags are errors", "[cli]") {
   SECTION("--trace-format xml without --trace is silently ignored") {
     require_user_error(run_fasim({"run", "--N", "64", "--trace-format", "xml"}), {"xml", "--trace-format"});
   }
@@ -468,7 +468,7 @@ TEST_CASE("fasim devices lists the built-in profiles", "[cli]") {
 // ------------------------------------------------------------------ step
 
 TEST_CASE("fasim step prints every step", "[cli]") {
-  const std::string algo = GENERATE(std::string("flash2"), std::string("naive"));
+  const std::string algo = GENERATE(std::string("flash2"), std::string("flash1"), std::string("naive"));
   CAPTURE(algo);
   const std::vector<std::string> flags = {"--algo", algo, "--N", "8", "--d", "4", "--br", "4", "--bc", "4",
                                           "--row", "5"};
@@ -506,7 +506,7 @@ TEST_CASE("fasim step prints every step", "[cli]") {
 
 TEST_CASE("fasim run --trace writes a whole trace that reads back", "[cli]") {
   const std::string format = GENERATE(std::string("chrome"), std::string("jsonl"), std::string("csv"));
-  const std::string algo = GENERATE(std::string("flash2"), std::string("naive"));
+  const std::string algo = GENERATE(std::string("flash2"), std::string("flash1"), std::string("naive"));
   CAPTURE(format, algo);
   ScratchDir dir;
   const std::string name = "trace." + format;

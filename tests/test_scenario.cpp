@@ -125,5 +125,5 @@ TEST_CASE("unknown dtype and algorithm list the valid ones", "[scenario]") {
   REQUIRE_THROWS_WITH(parse("[workload]\ndtype = 16"), Contains("[workload] dtype must be a string, got 16"));
   const std::string path = data_dir() + "/scenarios/bad_algo.toml";
   REQUIRE_THROWS_WITH(fasim::load_scenario(path),
-                      path + ":5:1: [mapping] algo must be one of naive, flash2, got \"flash3\"");
+                      path + ":5:1: [mapping] algo must be one of naive, flash1, flash2, got \"flash3\"");
 }

@@ -5,6 +5,7 @@
 #include "commands.hpp"
 #include "fasim/error.hpp"
 #include "fasim/report.hpp"
+#include "fasim/trace.hpp"
 #include "fasim/trace_writer.hpp"
 #include "run_options.hpp"
 #include "summary.hpp"
@@ -28,6 +29,9 @@ Action add_run(CLI::App& app) {
   sub->add_option("--trace-format", args->trace_format, "Trace format: chrome | jsonl | csv (default chrome)");
 
   return [args] {
+    if (!parse_trace_format(args->trace_format))
+      throw UserError("unknown trace format '" + args->trace_format +
+                      "'; use --trace-format chrome, jsonl or csv");
     const RunConfig c = resolve(args->flags);
     Simulation sim(c.device, c.workload, c.mapping, c.options);
     if (!args->trace.empty()) {

@@ -24,6 +24,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      std::cerr << "fasim: error: unknown command '" << argv[1]
+                << "'; use one of run, step, devices (see 'fasim --help')\n";
+      return 2;
+    }
     std::string where = app.get_subcommands().empty() ? "fasim" : "fasim " + app.get_subcommands()[0]->get_name();
     std::cerr << "fasim: error: " << e.what() << "; run '" << where << " --help' for the options\n";
     return 2;

@@ -1,26 +1,53 @@
 #include "run_options.hpp"
 
+#include <charconv>
+#include <type_traits>
+
 #include "fasim/error.hpp"
 #include "fasim/scenario.hpp"
 #include "fasim/tiling.hpp"
 
 namespace fasim::cli {
 
+namespace {
+
+// CLI11 2.1 clamps integers that overflow and wraps negative unsigned values;
+// check the text itself first so "--N 99999999999999999999" or "--seed -1"
+// is named as the problem.
+template <typename T>
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        T value{};
+        const char* end = text.data() + text.size();
+        auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (ec == std::errc::result_out_of_range) return "'" + text + "' is out of range";
+        if (ec != std::errc() || ptr != end)
+          return "'" + text + "' is not a " + (std::is_signed_v<T> ? "whole number" : "non-negative whole number");
+        return {};
+      },
+      std::is_signed_v<T> ? "INT" : "UINT");
+}
+
+}  // namespace
+
 void add_run_flags(CLI::App& app, RunFlags& f) {
   f.app = &app;
+  const CLI::Validator integer = whole_number<std::int64_t>();
   app.add_option("--algo", f.algo, "Algorithm: naive | flash1 | flash2 (default flash2)");
-  app.add_option("--N", f.N, "Sequence length N (default 1024)");
-  app.add_option("--d", f.d, "Head dimension d (default 64)");
-  app.add_option("--batch", f.batch, "Batch size (default 1)");
-  app.add_option("--heads", f.heads, "Heads (default 1)");
+  app.add_option("--N", f.N, "Sequence length N (default 1024)")->check(integer);
+  app.add_option("--d", f.d, "Head dimension d (default 64)")->check(integer);
+  app.add_option("--batch", f.batch, "Batch size (default 1)")->check(integer);
+  app.add_option("--heads", f.heads, "Heads (default 1)")->check(integer);
   app.add_option("--dtype", f.dtype, "Storage type: fp32 | fp16 | bf16 (default fp16)");
-  app.add_option("--br", f.br, "Br, query rows per tile (default: largest power of two <= 128 that fits)");
-  app.add_option("--bc", f.bc, "Bc, key/value rows per tile (default: as Br)");
+  app.add_option("--br", f.br, "Br, query rows per tile (default: largest power of two <= 128 that fits)")
+      ->check(integer);
+  app.add_option("--bc", f.bc, "Bc, key/value rows per tile (default: as Br)")->check(integer);
   app.add_option("--device", f.device, "Device name (see `fasim devices`) or path to a .toml (default h100)");
   app.add_option("--scenario", f.scenario, "TOML file with the same settings; flags override it");
-  app.add_option("--seed", f.seed, "Seed of the random inputs (default 1)");
+  app.add_option("--seed", f.seed, "Seed of the random inputs (default 1)")->check(whole_number<std::uint64_t>());
   app.add_flag("--no-numerics", f.no_numerics, "Count bytes and FLOPs only; compute no values (for large shapes)");
-  app.add_option("--row", f.row, "Row whose running max m and sum l steps show (default 0)");
+  app.add_option("--row", f.row, "Row whose running max m and sum l steps show (default 0)")->check(integer);
 }
 
 RunConfig resolve(const RunFlags& f) {
@@ -60,12 +87,8 @@ RunConfig resolve(const RunFlags& f) {
   std::optional<std::int64_t> bc = f.given("--bc") ? std::optional(f.bc) : sc.bc;
   if (br && !bc) bc = br;
   if (bc && !br) br = bc;
-  if (br) {
-    c.mapping = Mapping{algo, *br, *bc};
-  } else {
-    if (w.N <= 0 || w.d <= 0) validate(w, Mapping{algo, 1, 1}, c.device);  // names the bad value
-    c.mapping = default_tiles(algo, w, c.device);
-  }
+  validate_workload(w);  // before choosing tiles, so a bad N or d is named as such
+  c.mapping = br ? Mapping{algo, *br, *bc} : default_tiles(algo, w, c.device);
 
   c.options.numerics = !(f.no_numerics || (sc.numerics && !*sc.numerics));
   c.options.seed = f.given("--seed") ? f.seed : sc.seed.value_or(1);

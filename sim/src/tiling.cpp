@@ -61,18 +61,19 @@ Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev) {
                   " even with Br=Bc=1; use a smaller --d or a device with more SRAM");
 }
 
-void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
-  auto positive = [](std::int64_t v, const char* flag, const char* what) {
-    if (v <= 0)
-      throw UserError(std::string(what) + " must be a positive integer, got " + std::to_string(v) +
-                      "; pass e.g. " + flag);
-  };
+namespace {
+void positive(std::int64_t v, const char* flag, const char* what) {
+  if (v <= 0)
+    throw UserError(std::string(what) + " must be a positive integer, got " + std::to_string(v) +
+                    "; pass e.g. " + flag);
+}
+}  // namespace
+
+void validate_workload(const Workload& w) {
   positive(w.N, "--N 1024", "N (sequence length)");
   positive(w.d, "--d 64", "d (head dimension)");
   positive(w.batch, "--batch 1", "batch");
   positive(w.heads, "--heads 1", "heads");
-  positive(m.br, "--br 64", "Br (query rows per tile)");
-  positive(m.bc, "--bc 64", "Bc (key rows per tile)");
   // Keep every byte and FLOP count far inside int64: N <= 2^24, d <= 2^16, bh <= 2^20.
   if (w.N > (std::int64_t{1} << 24))
     throw UserError("N=" + std::to_string(w.N) + " is too large; fasim supports N up to 16,777,216");
@@ -85,6 +86,12 @@ void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
   if (matmul_flops >= 0x1p62)
     throw UserError("this shape needs 4*N^2*d*batch*heads = " + std::to_string(matmul_flops) +
                     " FLOPs, more than fasim's 64-bit counters hold (2^62); use a smaller N, d, batch or heads");
+}
+
+void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
+  validate_workload(w);
+  positive(m.br, "--br 64", "Br (query rows per tile)");
+  positive(m.bc, "--bc 64", "Bc (key rows per tile)");
 
   const OnChipBytes need = need_of(w, m, dev);
   if (fits(need, dev)) return;

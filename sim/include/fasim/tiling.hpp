@@ -20,6 +20,10 @@ bool fits(const OnChipBytes& need, const DeviceSpec& dev);
 /// power of two >= N) whose tiles fit. Throws UserError if not even 1 fits.
 Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev);
 
+/// @brief Checks the shape alone (positive, and small enough that every count
+/// fits in 64 bits); throws UserError naming the value and the fix.
+void validate_workload(const Workload& w);
+
 /// @brief Checks the shape and tiling; throws UserError with one line naming
 /// the problem and the fix (for tiles that do not fit: bytes needed, capacity,
 /// and the largest Br/Bc that fit).
