@@ -6,47 +6,18 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "fasim/atomic_file.hpp"
 #include "fasim/error.hpp"
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// A fresh directory under /tmp, removed with everything in it.
-struct ScratchDir {
-  fs::path dir;
-  ScratchDir() {
-    static int counter = 0;
-    dir = fs::temp_directory_path() /
-          ("fasim-atomic-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-    fs::create_directories(dir);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string file(const std::string& name) const { return (dir / name).string(); }
-  std::vector<std::string> names() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
-    return out;
-  }
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-}  // namespace
+using fasim::test::read_text;
+using fasim::test::ScratchDir;
 
 TEST_CASE("AtomicFile: the target appears only on commit", "[atomic_file]") {
   ScratchDir d;
@@ -60,8 +31,8 @@ TEST_CASE("AtomicFile: the target appears only on commit", "[atomic_file]") {
     f.commit();
     CHECK(fs::exists(path));
   }
-  CHECK(slurp(path) == "{\"a\": 1}\n");
-  CHECK(d.names() == std::vector<std::string>{"t.json"});
+  CHECK(read_text(path) == "{\"a\": 1}\n");
+  CHECK(d.entries() == std::vector<std::string>{"t.json"});
 }
 
 TEST_CASE("AtomicFile: without commit nothing is left", "[atomic_file]") {
@@ -71,7 +42,7 @@ TEST_CASE("AtomicFile: without commit nothing is left", "[atomic_file]") {
     fasim::AtomicFile f(path);
     f.stream() << "half a line";
   }
-  CHECK(d.names().empty());
+  CHECK(d.entries().empty());
 
   // An exception unwinding through the writer leaves nothing either.
   try {
@@ -80,7 +51,7 @@ TEST_CASE("AtomicFile: without commit nothing is left", "[atomic_file]") {
     throw std::runtime_error("simulated failure");
   } catch (const std::runtime_error&) {
   }
-  CHECK(d.names().empty());
+  CHECK(d.entries().empty());
 }
 
 TEST_CASE("AtomicFile: an existing file is replaced whole, or kept", "[atomic_file]") {
@@ -90,16 +61,16 @@ TEST_CASE("AtomicFile: an existing file is replaced whole, or kept", "[atomic_fi
   {
     fasim::AtomicFile f(path);
     f.stream() << "new\n";
-    CHECK(slurp(path) == "old\n");
+    CHECK(read_text(path) == "old\n");
   }
-  CHECK(slurp(path) == "old\n");  // not committed: old contents survive
+  CHECK(read_text(path) == "old\n");  // not committed: old contents survive
   {
     fasim::AtomicFile f(path);
     f.stream() << "new\n";
     f.commit();
   }
-  CHECK(slurp(path) == "new\n");
-  CHECK(d.names().size() == 1);
+  CHECK(read_text(path) == "new\n");
+  CHECK(d.entries().size() == 1);
 }
 
 TEST_CASE("AtomicFile: two writers to one target do not share a temporary", "[atomic_file]") {
@@ -112,8 +83,8 @@ TEST_CASE("AtomicFile: two writers to one target do not share a temporary", "[at
   b.stream() << "b";
   a.commit();
   b.commit();
-  CHECK(slurp(path) == "b");
-  CHECK(d.names().size() == 1);
+  CHECK(read_text(path) == "b");
+  CHECK(d.entries().size() == 1);
 }
 
 TEST_CASE("AtomicFile: a missing directory is a UserError with the fix", "[atomic_file]") {
@@ -141,7 +112,7 @@ TEST_CASE("AtomicFile: renaming over a directory fails cleanly", "[atomic_file]"
     f.stream() << "x";
     CHECK_THROWS_WITH(f.commit(), Catch::Contains("cannot write '" + path + "'"));
   }
-  CHECK(d.names() == std::vector<std::string>{"out"});
+  CHECK(d.entries() == std::vector<std::string>{"out"});
   CHECK(fs::is_directory(path));
 }
 
@@ -149,9 +120,9 @@ TEST_CASE("AtomicFile: remove_all_temps removes live temporaries", "[atomic_file
   ScratchDir d;
   fasim::AtomicFile a(d.file("a"));
   fasim::AtomicFile b(d.file("b"));
-  CHECK(d.names().size() == 2);
+  CHECK(d.entries().size() == 2);
   fasim::AtomicFile::remove_all_temps();
-  CHECK(d.names().empty());
+  CHECK(d.entries().empty());
 }
 
 TEST_CASE("AtomicFile: Ctrl-C removes the temporary and exits 130", "[atomic_file]") {
@@ -172,5 +143,5 @@ TEST_CASE("AtomicFile: Ctrl-C removes the temporary and exits 130", "[atomic_fil
   REQUIRE(::waitpid(child, &status, 0) == child);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 130);
-  CHECK(d.names().empty());
+  CHECK(d.entries().empty());
 }

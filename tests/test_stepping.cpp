@@ -2,6 +2,7 @@
 // the ledger as the sum of the Steps.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "fasim/simulation.hpp"
@@ -34,14 +35,16 @@ TEST_CASE("stepping one at a time gives the same totals as run()", "[stepping]")
 TEST_CASE("flash2 block program order: Q once, then K, V, S, softmax, PV per tile", "[stepping][flash2]") {
   const DeviceSpec dev = load_device("h100");
   // N = 40, Br = 16, Bc = 16: Tr = 3 query blocks (16, 16, 8 rows), Tc = 3.
+  // The blocks run concurrently, so their steps interleave: check each block's own order.
   Simulation sim(dev, Workload{1, 1, 40, 8, DType::fp32}, Mapping{Algo::flash2, 16, 16}, {.numerics = false});
-  std::vector<Step> steps;
-  while (sim.next()) steps.push_back(sim.step());
-  const std::int64_t Tr = 3, Tc = 3;
-  REQUIRE(static_cast<std::int64_t>(steps.size()) == Tr * (1 + 5 * Tc + 3));
-  std::size_t k = 0;
-  for (std::int64_t i = 0; i < Tr; ++i) {
+  std::vector<std::vector<Step>> by_block(3);
+  while (sim.next()) by_block.at(static_cast<std::size_t>(sim.step().block)).push_back(sim.step());
+  const std::int64_t Tc = 3;
+  for (std::int64_t i = 0; i < 3; ++i) {
+    const std::vector<Step>& steps = by_block[static_cast<std::size_t>(i)];
+    REQUIRE(static_cast<std::int64_t>(steps.size()) == 1 + 5 * Tc + 3);
     const std::int64_t rows = i < 2 ? 16 : 8;
+    std::size_t k = 0;
     CAPTURE(i);
     CHECK(steps[k].kind == StepKind::load);
     CHECK(steps[k].tensor == TensorId::Q);
@@ -68,8 +71,31 @@ TEST_CASE("flash2 block program order: Q once, then K, V, S, softmax, PV per til
     CHECK((steps[k + 1].kind == StepKind::store && steps[k + 1].tensor == TensorId::O));
     CHECK((steps[k + 2].kind == StepKind::store && steps[k + 2].tensor == TensorId::L));
     CHECK(steps[k + 2].hbm_write_bytes == rows * 4);
-    k += 3;
+    // A block's own steps never go back in time.
+    for (std::size_t x = 1; x < steps.size(); ++x) CHECK(steps[x].start_s >= steps[x - 1].start_s);
   }
+}
+
+TEST_CASE("blocks beyond what the SMs hold wait for a slot: waves", "[stepping][timing]") {
+  // toy: 4 SMs. flash2 Br = Bc = 16, d = 16, fp16 needs 1,536 B of SRAM (4,096
+  // per SM: 2 fit) and 2,176 B of registers (8,192 per SM: 3 fit), so 2 blocks
+  // per SM, 8 at once. N = 128 has 8 query blocks per head, 2 heads: 16 blocks, 2 waves.
+  const DeviceSpec toy = load_device("toy");
+  Simulation sim(toy, Workload{1, 2, 128, 16, DType::fp16}, Mapping{Algo::flash2, 16, 16}, {.numerics = false});
+  REQUIRE(sim.blocks_per_sm() == 2);
+  std::vector<double> first_start(16, -1), last_end(16, 0);
+  while (sim.next()) {
+    const Step& st = sim.step();
+    CHECK(st.end_s >= st.start_s);
+    auto b = static_cast<std::size_t>(st.block);
+    if (first_start[b] < 0) first_start[b] = st.start_s;
+    last_end[b] = std::max(last_end[b], st.end_s);
+  }
+  REQUIRE(sim.time().kernels.size() == 1);
+  CHECK(sim.time().kernels[0].waves == 2);
+  const double first_wave_done = *std::min_element(last_end.begin(), last_end.begin() + 8);
+  for (std::size_t b = 8; b < 16; ++b) CHECK(first_start[b] >= first_wave_done - 1e-15);
+  for (std::size_t b = 0; b < 8; ++b) CHECK(first_start[b] < first_wave_done);
 }
 
 TEST_CASE("naive runs three kernels in order, each over all query blocks", "[stepping][naive]") {

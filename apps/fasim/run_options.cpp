@@ -47,6 +47,8 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--scenario", f.scenario, "TOML file with the same settings; flags override it");
   app.add_option("--seed", f.seed, "Seed of the random inputs (default 1)")->check(whole_number<std::uint64_t>());
   app.add_flag("--no-numerics", f.no_numerics, "Count bytes and FLOPs only; compute no values (for large shapes)");
+  app.add_option("--l2", f.l2, "L2 at the start: cold (empty) | warm (holding Q, K, V) (default cold)");
+  app.add_flag("--double-buffer", f.double_buffer, "Load the next K/V tile while computing this one");
   app.add_option("--row", f.row, "Row whose running max m and sum l steps show (default 0)")->check(integer);
 }
 
@@ -90,6 +92,13 @@ RunConfig resolve(const RunFlags& f) {
   validate_workload(w);  // before choosing tiles, so a bad N or d is named as such
   c.mapping = br ? Mapping{algo, *br, *bc} : default_tiles(algo, w, c.device);
 
+  c.mapping.double_buffer = f.double_buffer || sc.double_buffer.value_or(false);
+  c.options.l2 = sc.l2_warm.value_or(false) ? L2Start::warm : L2Start::cold;
+  if (f.given("--l2")) {
+    if (f.l2 != "cold" && f.l2 != "warm")
+      throw UserError("unknown L2 start '" + f.l2 + "'; use --l2 cold or --l2 warm");
+    c.options.l2 = f.l2 == "warm" ? L2Start::warm : L2Start::cold;
+  }
   c.options.numerics = !(f.no_numerics || (sc.numerics && !*sc.numerics));
   c.options.seed = f.given("--seed") ? f.seed : sc.seed.value_or(1);
   c.options.watch.row = pick("--row", f.row, sc.row, 0);

@@ -16,10 +16,11 @@ namespace fasim::cli {
 
 /// @brief Raw flag values as typed by the user; unset means "not given".
 struct RunFlags {
-  std::string algo, dtype, device, scenario;
+  std::string algo, dtype, device, scenario, l2;
   std::int64_t N = 0, d = 0, batch = 0, heads = 0, br = 0, bc = 0, row = 0;
   std::uint64_t seed = 0;
   bool no_numerics = false;
+  bool double_buffer = false;
   CLI::App* app = nullptr;  ///< to ask which flags were given
 
   bool given(const std::string& flag) const { return app->count(flag) > 0; }
@@ -35,7 +36,7 @@ struct RunConfig {
 };
 
 /// @brief Adds --algo, --N, --d, --batch, --heads, --dtype, --br, --bc,
-/// --device, --scenario, --seed, --no-numerics, --row to `app`.
+/// --device, --scenario, --seed, --no-numerics, --row, --l2, --double-buffer to `app`.
 void add_run_flags(CLI::App& app, RunFlags& f);
 
 /// @brief Defaults, then the scenario file, then the flags. Throws UserError.

@@ -73,11 +73,35 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
      << with_commas(dev.register_bytes_per_block) << " B ("
      << percent(static_cast<double>(L.peak_register_bytes()), static_cast<double>(dev.register_bytes_per_block))
      << ")\n";
+  const CacheTraffic c = L.cache_total();
+  os << "\nL2 and DRAM (" << (sim.options().l2 == L2Start::warm ? "warm" : "cold") << " L2 of "
+     << human_bytes(static_cast<double>(dev.l2_bytes)) << ", LRU, write-back)\n";
+  os << "  L2 reads    " << pad(with_commas(c.l2_read_bytes), 16) << " B, of which hits "
+     << with_commas(c.l2_hit_bytes) << " B ("
+     << percent(static_cast<double>(c.l2_hit_bytes), static_cast<double>(c.l2_read_bytes)) << ")\n";
+  os << "  DRAM read   " << pad(with_commas(c.dram_read_bytes), 16) << " B\n";
+  os << "  DRAM write  " << pad(with_commas(c.dram_write_bytes), 16) << " B, and "
+     << with_commas(sim.l2_dirty_bytes()) << " B still dirty in L2 at the end\n";
+
+  const TimeReport& t = sim.time();
+  char line[160];
+  std::snprintf(line, sizeof line, "\ntime        %.3f us predicted (%s-bound), %.1f TFLOP/s, %.0f GB/s DRAM\n",
+                t.seconds * 1e6, std::string(name(t.bound)).c_str(),
+                t.seconds > 0 ? static_cast<double>(f.total()) / t.seconds / 1e12 : 0.0,
+                t.seconds > 0 ? static_cast<double>(c.dram_read_bytes + c.dram_write_bytes) / t.seconds / 1e9 : 0.0);
+  os << line;
+  for (const KernelTime& k : t.kernels) {
+    std::snprintf(line, sizeof line, "  %-22s %10.3f us  %-7s  %lld blocks, %lld per SM, %lld wave%s\n",
+                  std::string(k.name).c_str(), k.seconds() * 1e6, std::string(name(k.bound)).c_str(),
+                  static_cast<long long>(k.grid), static_cast<long long>(k.blocks_per_sm),
+                  static_cast<long long>(k.waves), k.waves == 1 ? "" : "s");
+    os << line;
+  }
   if (num) {
-    os << "numerics    max abs error " << sci(num->max_abs_error) << ", max rel error "
+    os << "\nnumerics    max abs error " << sci(num->max_abs_error) << ", max rel error "
        << sci(num->max_rel_error) << " against an fp64 reference\n";
   } else {
-    os << "numerics    not computed (--no-numerics: counting only)\n";
+    os << "\nnumerics    not computed (--no-numerics: counting only)\n";
   }
 }
 

@@ -32,6 +32,8 @@ Step Block::load(Tile& dst, TensorId t, std::int64_t row0, std::int64_t rows, st
     }
   }
   Step s = make(StepKind::load, "load", t, rows, cols);
+  s.row0 = row0;
+  s.col0 = col0;
   s.hbm_read_bytes = rows * cols * src.elem_bytes();
   return s;
 }
@@ -46,6 +48,8 @@ Step Block::store(TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t
     }
   }
   Step s = make(StepKind::store, "store", t, rows, cols);
+  s.row0 = row0;
+  s.col0 = col0;
   s.hbm_write_bytes = rows * cols * dst.elem_bytes();
   return s;
 }

@@ -41,6 +41,36 @@ nlohmann::json report_json(const Simulation& sim, const std::optional<NumericsRe
       {"kernels", kernels},
       {"steps", L.steps()},
   };
+  const CacheTraffic c = L.cache_total();
+  j["l2"] = {{"read_bytes", c.l2_read_bytes},
+             {"write_bytes", c.l2_write_bytes},
+             {"hit_bytes", c.l2_hit_bytes},
+             {"miss_bytes", c.l2_read_bytes - c.l2_hit_bytes},
+             {"start", sim.options().l2 == L2Start::warm ? "warm" : "cold"}};
+  j["dram"] = {{"read_bytes", c.dram_read_bytes},
+               {"write_bytes", c.dram_write_bytes},
+               {"dirty_bytes_at_end", sim.l2_dirty_bytes()}};
+  const TimeReport& t = sim.time();
+  json kt = json::array();
+  for (const KernelTime& k : t.kernels) {
+    json util = json::object();
+    for (int b = 0; b <= static_cast<int>(Bound::exp); ++b)
+      util[std::string(name(static_cast<Bound>(b)))] = k.utilization(static_cast<Bound>(b));
+    kt.push_back({{"name", std::string(k.name)}, {"seconds", k.seconds()}, {"bound", std::string(name(k.bound))},
+                  {"grid", k.grid}, {"blocks_per_sm", k.blocks_per_sm}, {"waves", k.waves},
+                  {"utilization", util}});
+  }
+  const double secs = t.seconds;
+  j["time"] = {{"seconds", secs},
+               {"cycles", secs * sim.device().clock_hz},
+               {"bound", std::string(name(t.bound))},
+               {"tflops", secs > 0 ? static_cast<double>(L.flops().total()) / secs / 1e12 : 0.0},
+               {"dram_gbps", secs > 0 ? static_cast<double>(c.dram_read_bytes + c.dram_write_bytes) / secs / 1e9 : 0.0},
+               {"hbm_request_gbps", secs > 0 ? static_cast<double>(L.hbm_total().total()) / secs / 1e9 : 0.0},
+               {"kernels", kt},
+               {"model", "cycle-approximate; see docs/timing-model.md"}};
+  j["mapping"]["double_buffer"] = m.double_buffer;
+  j["blocks_per_sm"] = sim.blocks_per_sm();
   if (numerics) {
     j["numerics"] = {{"max_abs_error", numerics->max_abs_error},
                      {"max_rel_error", numerics->max_rel_error},

@@ -168,11 +168,18 @@ Scenario parse_scenario(std::string_view toml_text, const std::string& origin, c
        }},
       {"br", positive(s.br)},
       {"bc", positive(s.bc)},
+      {"double_buffer", [&](const Field& f) { s.double_buffer = f.boolean(); }},
   };
   const std::vector<Entry> run = {
       {"seed", [&](const Field& f) { s.seed = static_cast<std::uint64_t>(f.integer(0)); }},
       {"numerics", [&](const Field& f) { s.numerics = f.boolean(); }},
       {"row", [&](const Field& f) { s.row = f.integer(0); }},
+      {"l2",
+       [&](const Field& f) {
+         const std::string v = f.text();
+         if (v != "cold" && v != "warm") f.fail(f.label() + " must be \"cold\" or \"warm\", got \"" + v + "\"");
+         s.l2_warm = v == "warm";
+       }},
   };
   auto table = [&](std::string_view name, const std::vector<Entry>& entries) {
     return [&origin, name, e = &entries](const Field& f) { read_table(origin, name, f.table(), *e); };

@@ -53,11 +53,17 @@ Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, Si
               std::nanf(""));
   }
   program_ = algo.build(w, mapping_, device_);
-}
 
-Simulation::~Simulation() {
-  body_ = Generator<Step>{};  // the tile program's tiles live in block_ctx_'s OnChip
-  block_ctx_.reset();
+  // Occupancy: how many blocks one SM holds, limited by SRAM, registers and
+  // the hardware's 32 resident blocks per SM.
+  blocks_per_sm_ = 32;
+  if (need_.shared > 0) blocks_per_sm_ = std::min(blocks_per_sm_, device_.sram_bytes_per_sm / need_.shared);
+  if (need_.registers > 0)
+    blocks_per_sm_ = std::min(blocks_per_sm_, device_.register_bytes_per_sm / need_.registers);
+  blocks_per_sm_ = std::max<std::int64_t>(blocks_per_sm_, 1);
+  machine_ = std::make_unique<Machine>(device_, hbm_, device_.matmul_flops(w.dtype), mapping_.double_buffer);
+  if (options_.l2 == L2Start::warm) machine_->warm_inputs(mapping_.br, mapping_.bc);
+  start_kernel(0.0);
 }
 
 void Simulation::set_input(TensorId t, const std::vector<float>& values) {
@@ -72,38 +78,95 @@ void Simulation::set_input(TensorId t, const std::vector<float>& values) {
   for (std::size_t i = 0; i < values.size(); ++i) x.values[i] = round_to(x.dtype, values[i]);
 }
 
-bool Simulation::start_next_block() {
-  body_ = Generator<Step>{};
-  block_ctx_.reset();
-  ++block_;
-  while (kernel_ < program_.kernels.size() && block_ >= program_.kernels[kernel_].grid) {
-    ++kernel_;
-    block_ = 0;
+Simulation::~Simulation() {
+  for (Slot& slot : slots_) {
+    slot.body = Generator<Step>{};
+    slot.ctx.reset();
   }
-  if (kernel_ >= program_.kernels.size()) {
-    done_ = true;
-    return false;
+}
+
+void Simulation::start_kernel(double t) {
+  const Kernel& k = program_.kernels[kernel_];
+  machine_->begin_kernel();
+  KernelTime kt;
+  kt.name = k.name;
+  kt.grid = k.grid;
+  kt.blocks_per_sm = blocks_per_sm_;
+  kt.waves = ceil_div(k.grid, device_.sm_count * blocks_per_sm_);
+  kt.start_s = t;
+  kt.launch_s = device_.launch_overhead_s;
+  time_.kernels.push_back(kt);
+  next_block_ = 0;
+  kernel_end_ = t + device_.launch_overhead_s;
+  const auto n = static_cast<std::size_t>(std::min(k.grid, device_.sm_count * blocks_per_sm_));
+  slots_.resize(n);
+  for (std::size_t s = 0; s < n; ++s) dispatch(s, kernel_end_);
+}
+
+void Simulation::dispatch(std::size_t s, double t) {
+  Slot& slot = slots_[s];
+  slot.body = Generator<Step>{};
+  slot.ctx.reset();
+  const Kernel& k = program_.kernels[kernel_];
+  if (next_block_ >= k.grid) return;
+  slot.ctx = std::make_unique<Block>(hbm_, workload_, options_.numerics, options_.watch,
+                                     static_cast<std::int32_t>(kernel_), next_block_++);
+  slot.body = k.body(*slot.ctx);
+  // Slot s sits on SM s mod SMs: blocks spread over the SMs first, then stack.
+  slot.clock = BlockClock{.t = t, .loads_done = t, .load_gate = t, .last_load = t, .stores_done = t,
+                          .computing = false, .sm = static_cast<std::int32_t>(s % static_cast<std::size_t>(device_.sm_count))};
+  ready_.emplace(t, s);
+}
+
+void Simulation::finish_kernel() {
+  KernelTime& kt = time_.kernels.back();
+  kt.end_s = kernel_end_;
+  kt.busy = machine_->kernel_busy();
+  kt.bound = classify(kt);
+  time_.seconds = kt.end_s;
+  const KernelTime* longest = &time_.kernels.front();
+  for (const KernelTime& k : time_.kernels)
+    if (k.seconds() > longest->seconds()) longest = &k;
+  time_.bound = longest->bound;
+  for (Slot& slot : slots_) {
+    slot.body = Generator<Step>{};
+    slot.ctx.reset();
   }
-  block_ctx_ = std::make_unique<Block>(hbm_, workload_, options_.numerics, options_.watch,
-                                       static_cast<std::int32_t>(kernel_), block_);
-  body_ = program_.kernels[kernel_].body(*block_ctx_);
-  return true;
+  ++kernel_;
+  if (kernel_ < program_.kernels.size()) start_kernel(kt.end_s);
+  else done_ = true;
 }
 
 bool Simulation::next() {
-  if (done_) return false;
-  while (!body_.next()) {
-    if (!start_next_block()) return false;
+  while (!done_) {
+    if (ready_.empty()) {
+      finish_kernel();
+      continue;
+    }
+    const std::size_t s = ready_.top().second;
+    ready_.pop();
+    Slot& slot = slots_[s];
+    if (!slot.body.next()) {  // the block is finished: the slot takes the next block
+      kernel_end_ = std::max({kernel_end_, slot.clock.t, slot.clock.stores_done});
+      dispatch(s, slot.clock.t);
+      continue;
+    }
+    step_ = slot.body.value();
+    machine_->run(step_, slot.clock);
+    kernel_end_ = std::max(kernel_end_, step_.end_s);
+    ledger_.record(step_);
+    ready_.emplace(slot.clock.t, s);
+    return true;
   }
-  step_ = body_.value();
-  ledger_.record(step_);
-  return true;
+  return false;
 }
 
 void Simulation::run() {
   while (next()) {
   }
 }
+
+std::int64_t Simulation::l2_dirty_bytes() const { return machine_->l2().dirty_bytes(); }
 
 NumericsResult Simulation::numerics() const {
   NumericsResult r;

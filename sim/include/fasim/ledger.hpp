@@ -27,6 +27,15 @@ struct Flops {
   std::int64_t total() const { return matmul + other; }
 };
 
+/// @brief What reached L2 and DRAM for one tensor (or in total).
+struct CacheTraffic {
+  std::int64_t l2_read_bytes = 0;    ///< sector-rounded reads asked of L2
+  std::int64_t l2_write_bytes = 0;   ///< sector-rounded writes into L2
+  std::int64_t l2_hit_bytes = 0;     ///< reads served by L2
+  std::int64_t dram_read_bytes = 0;  ///< reads that missed: DRAM reads
+  std::int64_t dram_write_bytes = 0; ///< dirty bytes evicted to DRAM (charged to the evicting step's tensor)
+};
+
 /// @brief Sum of all Steps recorded so far.
 class Ledger {
  public:
@@ -35,6 +44,12 @@ class Ledger {
     Traffic& t = hbm_[index(s.tensor)];
     t.read_bytes += s.hbm_read_bytes;
     t.write_bytes += s.hbm_write_bytes;
+    CacheTraffic& c = cache_[index(s.tensor)];
+    c.l2_read_bytes += s.l2_read_bytes;
+    c.l2_write_bytes += s.l2_write_bytes;
+    c.l2_hit_bytes += s.l2_hit_bytes;
+    c.dram_read_bytes += s.dram_read_bytes;
+    c.dram_write_bytes += s.dram_write_bytes;
     flops_.matmul += s.flops_matmul;
     flops_.other += s.flops_other;
     flops_.exp += s.exps;
@@ -54,6 +69,20 @@ class Ledger {
     }
     return sum;
   }
+  /// @brief L2 and DRAM traffic of one tensor's steps.
+  const CacheTraffic& cache(TensorId t) const { return cache_[index(t)]; }
+  /// @brief L2 and DRAM traffic of all steps.
+  CacheTraffic cache_total() const {
+    CacheTraffic sum;
+    for (const CacheTraffic& c : cache_) {
+      sum.l2_read_bytes += c.l2_read_bytes;
+      sum.l2_write_bytes += c.l2_write_bytes;
+      sum.l2_hit_bytes += c.l2_hit_bytes;
+      sum.dram_read_bytes += c.dram_read_bytes;
+      sum.dram_write_bytes += c.dram_write_bytes;
+    }
+    return sum;
+  }
   const Flops& flops() const { return flops_; }
   /// @brief Most shared memory any block held at once.
   std::int64_t peak_sram_bytes() const { return peak_sram_; }
@@ -64,6 +93,7 @@ class Ledger {
 
  private:
   std::array<Traffic, kTensorCount> hbm_{};
+  std::array<CacheTraffic, kTensorCount> cache_{};
   Flops flops_{};
   std::int64_t peak_sram_ = 0;
   std::int64_t peak_registers_ = 0;

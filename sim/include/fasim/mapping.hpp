@@ -26,6 +26,7 @@ struct Mapping {
   Algo algo = Algo::flash2;
   std::int64_t br = 64;  ///< Br, query rows per tile
   std::int64_t bc = 64;  ///< Bc, key/value rows per tile
+  bool double_buffer = false;  ///< loads of the next tile overlap this tile's compute
 };
 
 }  // namespace fasim

@@ -14,7 +14,10 @@ namespace fasim {
 /// {NAME: {read_bytes, write_bytes}}}, flops {matmul, other, exp},
 /// sram {peak_bytes_per_block, capacity_bytes_per_block}, registers {...},
 /// numerics {max_abs_error, max_rel_error} (only when computed), plus
-/// arithmetic_intensity, steps, kernels, grid.
+/// l2 {read_bytes, write_bytes, hit_bytes, miss_bytes, start}, dram
+/// {read_bytes, write_bytes, dirty_bytes_at_end}, time {seconds, cycles,
+/// bound, tflops, dram_gbps, hbm_request_gbps, kernels: [...]},
+/// arithmetic_intensity, steps, kernels, blocks_per_sm.
 nlohmann::json report_json(const Simulation& sim, const std::optional<NumericsResult>& numerics);
 
 /// @brief FLOPs per HBM byte (matmul + other over read + write).

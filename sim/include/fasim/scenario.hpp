@@ -28,13 +28,15 @@ namespace fasim {
 /// d = 64
 /// dtype = "fp16"         # fp32 | fp16 | bf16
 /// [mapping]
-/// algo = "flash2"        # naive | flash2
+/// algo = "flash2"        # naive | flash1 | flash2
 /// br = 64
 /// bc = 64
+/// double_buffer = false  # loads of the next tile overlap compute
 /// [run]
 /// seed = 1
 /// numerics = true
 /// row = 0
+/// l2 = "cold"            # cold | warm
 /// @endcode
 struct Scenario {
   /// @brief Device name or path. A relative path is already resolved against
@@ -51,6 +53,8 @@ struct Scenario {
   std::optional<std::uint64_t> seed;  ///< @brief seed of the random inputs (>= 0)
   std::optional<bool> numerics;       ///< @brief compute values (true) or only count bytes
   std::optional<std::int64_t> row;    ///< @brief watched query row for stepping (>= 0)
+  std::optional<bool> double_buffer;  ///< @brief loads overlap compute
+  std::optional<bool> l2_warm;        ///< @brief L2 starts holding Q, K, V ("warm") or empty ("cold")
   std::string title;                  ///< @brief optional `title = "..."`; empty if absent
 };
 

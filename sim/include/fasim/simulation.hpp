@@ -6,12 +6,15 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <queue>
 #include <vector>
 
 #include "fasim/block.hpp"
 #include "fasim/device_spec.hpp"
 #include "fasim/hbm.hpp"
 #include "fasim/ledger.hpp"
+#include "fasim/machine.hpp"
+#include "fasim/timing.hpp"
 #include "fasim/mapping.hpp"
 #include "fasim/program.hpp"
 #include "fasim/step.hpp"
@@ -24,6 +27,14 @@ struct SimOptions {
   bool numerics = true;      ///< compute real values (execute) or only count (predict)
   std::uint64_t seed = 1;    ///< seed of the random inputs
   WatchedRow watch{};        ///< row whose running m and l the steps report
+  L2Start l2 = L2Start::cold;  ///< L2 starts empty or holding Q, K and V
+};
+
+/// @brief Predicted time of the whole run.
+struct TimeReport {
+  double seconds = 0;               ///< first launch to last kernel's end
+  Bound bound = Bound::latency;     ///< the bound of the longest kernel
+  std::vector<KernelTime> kernels;  ///< one per kernel, in order
 };
 
 /// @brief Error of the output against the fp64 reference.
@@ -33,7 +44,8 @@ struct NumericsResult {
   double max_abs_reference = 0;
 };
 
-/// @brief A running simulation.
+/// @brief A running simulation. Thread blocks run concurrently on the SMs as
+/// occupancy allows; next() returns their steps in simulated-time order.
 class Simulation {
  public:
   /// @brief Validates the inputs (throws UserError) and prepares the first block.
@@ -66,27 +78,48 @@ class Simulation {
   const Program& program() const { return program_; }
   /// @brief Planned on-chip bytes per block (what the check against capacity used).
   const OnChipBytes& need() const { return need_; }
+  /// @brief Blocks one SM holds at once: limited by SRAM, registers and 32.
+  std::int64_t blocks_per_sm() const { return blocks_per_sm_; }
+  /// @brief Predicted time so far (complete once done()).
+  const TimeReport& time() const { return time_; }
+  /// @brief Dirty bytes still in L2 (written by the kernels, not yet in DRAM).
+  std::int64_t l2_dirty_bytes() const;
 
   /// @brief Compares O with an fp64 reference computed from the same inputs.
   /// Needs done() and options().numerics.
   NumericsResult numerics() const;
 
  private:
-  bool start_next_block();
+  // One resident thread block: its context, its tile program, its clock.
+  struct Slot {
+    std::unique_ptr<Block> ctx;
+    Generator<Step> body;  // destroyed before ctx: its tiles live in ctx's OnChip
+    BlockClock clock;
+  };
+  void start_kernel(double t);
+  void finish_kernel();
+  void dispatch(std::size_t slot, double t);
 
   DeviceSpec device_;
   Workload workload_;
   Mapping mapping_;
   SimOptions options_;
   OnChipBytes need_;
+  std::int64_t blocks_per_sm_ = 1;
   Program program_;
   Hbm hbm_;
   Ledger ledger_;
+  std::unique_ptr<Machine> machine_;
+  TimeReport time_;
   Step step_{};
-  std::size_t kernel_ = 0;
-  std::int64_t block_ = -1;
-  std::unique_ptr<Block> block_ctx_;
-  Generator<Step> body_;
+
+  std::size_t kernel_ = 0;       // the running kernel
+  std::int64_t next_block_ = 0;  // next block of it to dispatch
+  double kernel_end_ = 0;        // latest block or store end seen in it
+  std::vector<Slot> slots_;
+  // (ready time, slot): the block that can issue a step earliest goes next.
+  std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>,
+                      std::greater<>> ready_;
   bool done_ = false;
 };
 

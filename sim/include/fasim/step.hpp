@@ -34,6 +34,8 @@ struct Step {
   TensorId tensor = TensorId::Q;  ///< tensor moved (load/store) or produced
   std::int64_t rows = 0;        ///< tile rows actually touched
   std::int64_t cols = 0;        ///< tile columns actually touched
+  std::int64_t row0 = 0;        ///< load/store: first row of the tile in the tensor
+  std::int64_t col0 = 0;        ///< load/store: first column of the tile in the tensor
 
   std::int64_t hbm_read_bytes = 0;   ///< bytes read from HBM by this step
   std::int64_t hbm_write_bytes = 0;  ///< bytes written to HBM by this step
@@ -43,6 +45,16 @@ struct Step {
 
   std::int64_t sram_bytes = 0;      ///< this block's shared memory in use after the step
   std::int64_t register_bytes = 0;  ///< this block's register tiles in use after the step
+
+  // Filled by the machine model (L2 and timing), not by the tile program:
+  std::int64_t l2_read_bytes = 0;     ///< sector-rounded bytes the load asked L2 for
+  std::int64_t l2_write_bytes = 0;    ///< sector-rounded bytes the store wrote to L2
+  std::int64_t l2_hit_bytes = 0;      ///< of l2_read_bytes, found in L2
+  std::int64_t dram_read_bytes = 0;   ///< of l2_read_bytes, missed and read from DRAM
+  std::int64_t dram_write_bytes = 0;  ///< dirty bytes this step evicted to DRAM
+  double start_s = 0;                 ///< simulated start time, seconds
+  double end_s = 0;                   ///< simulated end time, seconds
+  std::int32_t sm = 0;                ///< the SM that ran the block
 
   bool has_row = false;  ///< true if the watched row lives in this block
   float row_m = 0;       ///< running max of the watched row after this step

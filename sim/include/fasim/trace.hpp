@@ -76,11 +76,14 @@ class TraceSink {
 /// what, bh, qb, kb, rows, cols, hbm_read_bytes, hbm_write_bytes,
 /// flops_matmul, flops_other, exps, sram_bytes, register_bytes, has_row,
 /// row_m, row_l, cum_hbm_read_bytes, cum_hbm_write_bytes, ts_us, dur_us.
-/// The chrome sink puts the same fields in each "X" event's args (ts/dur
-/// as the event's own), uses pid = kernel + 1 and one tid per block
-/// (Perfetto treats pid 0 and tid 0 specially), and adds "HBM bytes" and
-/// "SRAM bytes" counters. Non-finite row_m/row_l (the running max starts at
-/// -inf) are written as the strings "-inf", "inf", "nan" in JSON.
+/// The chrome sink puts index ... row_l in each "X" event's args (the time is
+/// the event's ts/dur), uses pid = kernel + 1 and one tid per block, numbered
+/// from 1 (Perfetto treats pid 0 and tid 0 specially), and adds counters
+/// stamped at each step's end: "HBM bytes" {read, write}, cumulative over the
+/// run, after every step that moved bytes; "SRAM bytes" {shared, registers}
+/// of the step's block, whenever it changes. Non-finite row_m/row_l (the
+/// running max starts at -inf) are written as the strings "-inf", "inf",
+/// "nan" in JSON; CSV writes them bare.
 std::unique_ptr<TraceSink> make_trace_sink(TraceFormat format, std::ostream& out);
 
 }  // namespace fasim

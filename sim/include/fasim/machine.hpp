@@ -1,0 +1,70 @@
+// Machine: the running GPU that steps are timed on — the L2, HBM, and per SM
+// the shared-memory port, tensor cores, FP32 units and special function units.
+// It fills each Step's L2/DRAM bytes and start/end times and moves the
+// block's clock (see timing.hpp for the model).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "fasim/device_spec.hpp"
+#include "fasim/hbm.hpp"
+#include "fasim/l2_cache.hpp"
+#include "fasim/step.hpp"
+#include "fasim/timing.hpp"
+
+namespace fasim {
+
+/// @brief Where one thread block is in time.
+struct BlockClock {
+  double t = 0;             ///< when the block can issue its next step
+  double loads_done = 0;    ///< when every load issued so far has arrived
+  double load_gate = 0;     ///< double buffering: loads may start from here
+  double last_load = 0;     ///< loads issue in order
+  double stores_done = 0;   ///< when every store issued so far has reached L2
+  bool computing = false;   ///< the last step was a compute step
+  std::int32_t sm = 0;
+};
+
+/// @brief Sector-rounded bytes of a tile of tensor t: each contiguous run of
+/// bytes is widened to whole sectors (tensors start sector-aligned).
+std::int64_t sector_bytes(const HbmTensor& t, std::int64_t bh, std::int64_t row0, std::int64_t rows,
+                          std::int64_t col0, std::int64_t cols, std::int64_t sector);
+
+/// @brief Whether L2 starts empty or holding the inputs.
+enum class L2Start : std::uint8_t { cold, warm };
+
+class Machine {
+ public:
+  Machine(const DeviceSpec& dev, const Hbm& hbm, double matmul_rate, bool double_buffer);
+
+  /// @brief Puts Q (Br-row tiles), K and V (Bc-row tiles) in L2 while they fit.
+  void warm_inputs(std::int64_t br, std::int64_t bc);
+
+  /// @brief Starts a kernel: per-kernel busy times restart from zero.
+  void begin_kernel();
+  /// @brief Times step s of a block with clock c; fills its L2, DRAM and time fields.
+  void run(Step& s, BlockClock& c);
+  /// @brief Busy seconds of each resource since begin_kernel.
+  std::array<double, kBoundCount> kernel_busy() const;
+
+  const L2Cache& l2() const { return l2_; }
+
+ private:
+  struct Sm {
+    Server sram, tensor, fp32, sfu;
+  };
+  double load(Step& s, BlockClock& c);
+  double store(Step& s, BlockClock& c);
+  double compute(Step& s, BlockClock& c);
+
+  const DeviceSpec& dev_;
+  const Hbm& hbm_;
+  double matmul_per_sm_, fp32_per_sm_, exp_per_sm_, sram_bw_;
+  bool double_buffer_;
+  L2Cache l2_;
+  Server hbm_server_, l2_server_;
+  std::vector<Sm> sms_;
+};
+
+}  // namespace fasim

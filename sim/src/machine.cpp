@@ -1,0 +1,130 @@
+#include "fasim/machine.hpp"
+
+#include <algorithm>
+
+namespace fasim {
+
+std::int64_t sector_bytes(const HbmTensor& t, std::int64_t bh, std::int64_t row0, std::int64_t rows,
+                          std::int64_t col0, std::int64_t cols, std::int64_t sector) {
+  const std::int64_t b = t.elem_bytes();
+  auto span = [sector](std::int64_t start, std::int64_t len) {
+    return ((start + len + sector - 1) / sector - start / sector) * sector;
+  };
+  if (col0 == 0 && cols == t.cols) return span(t.offset(bh, row0, 0) * b, rows * cols * b);
+  const std::int64_t stride = t.cols * b;
+  const std::int64_t first = t.offset(bh, row0, col0) * b;
+  if (stride % sector == 0) return rows * span(first, cols * b);  // every row aligned alike
+  std::int64_t total = 0;
+  for (std::int64_t r = 0; r < rows; ++r) total += span(first + r * stride, cols * b);
+  return total;
+}
+
+Machine::Machine(const DeviceSpec& dev, const Hbm& hbm, double matmul_rate, bool double_buffer)
+    : dev_(dev),
+      hbm_(hbm),
+      matmul_per_sm_(matmul_rate / static_cast<double>(dev.sm_count)),
+      fp32_per_sm_(dev.fp32_flops / static_cast<double>(dev.sm_count)),
+      exp_per_sm_(dev.exp_rate / static_cast<double>(dev.sm_count)),
+      sram_bw_(dev.sram_bandwidth_per_sm),
+      double_buffer_(double_buffer),
+      l2_(dev.l2_bytes),
+      sms_(static_cast<std::size_t>(dev.sm_count)) {}
+
+void Machine::warm_inputs(std::int64_t br, std::int64_t bc) {
+  for (TensorId t : {TensorId::Q, TensorId::K, TensorId::V}) {
+    const HbmTensor& x = hbm_.at(t);
+    const std::int64_t step = t == TensorId::Q ? br : bc;
+    for (std::int64_t h = 0; h < x.bh; ++h)
+      for (std::int64_t r = 0; r < x.rows; r += step) {
+        const std::int64_t rows = std::min(step, x.rows - r);
+        const TileKey key{t, h, r, 0, rows, x.cols};
+        if (!l2_.preload(key, sector_bytes(x, h, r, rows, 0, x.cols, dev_.l2_sector_bytes))) return;
+      }
+  }
+}
+
+void Machine::begin_kernel() {
+  hbm_server_.busy = l2_server_.busy = 0;
+  for (Sm& sm : sms_) sm.sram.busy = sm.tensor.busy = sm.fp32.busy = sm.sfu.busy = 0;
+}
+
+std::array<double, kBoundCount> Machine::kernel_busy() const {
+  std::array<double, kBoundCount> b{};
+  b[static_cast<int>(Bound::hbm)] = hbm_server_.busy;
+  b[static_cast<int>(Bound::l2)] = l2_server_.busy;
+  for (const Sm& sm : sms_) {
+    b[static_cast<int>(Bound::sram)] = std::max(b[static_cast<int>(Bound::sram)], sm.sram.busy);
+    b[static_cast<int>(Bound::matmul)] = std::max(b[static_cast<int>(Bound::matmul)], sm.tensor.busy);
+    b[static_cast<int>(Bound::fp32)] = std::max(b[static_cast<int>(Bound::fp32)], sm.fp32.busy);
+    b[static_cast<int>(Bound::exp)] = std::max(b[static_cast<int>(Bound::exp)], sm.sfu.busy);
+  }
+  return b;
+}
+
+double Machine::load(Step& s, BlockClock& c) {
+  const HbmTensor& x = hbm_.at(s.tensor);
+  const std::int64_t sectors = sector_bytes(x, s.bh, s.row0, s.rows, s.col0, s.cols, dev_.l2_sector_bytes);
+  const L2Access a = l2_.read(TileKey{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols}, sectors);
+  s.l2_read_bytes = sectors;
+  s.l2_hit_bytes = a.hit_bytes;
+  s.dram_read_bytes = a.miss_bytes;
+  s.dram_write_bytes = a.writeback_bytes;
+
+  const double start = double_buffer_ ? std::max(c.load_gate, c.last_load) : c.t;
+  const double dram = static_cast<double>(a.miss_bytes + a.writeback_bytes);
+  Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
+  const double done = std::max({l2_server_.serve(start, static_cast<double>(sectors) / dev_.l2_bandwidth),
+                                hbm_server_.serve(start, dram / dev_.hbm_bandwidth),
+                                sm.sram.serve(start, static_cast<double>(s.hbm_read_bytes) / sram_bw_)}) +
+                      (a.miss_bytes > 0 ? dev_.hbm_latency_s : dev_.l2_latency_s);
+  s.start_s = start;
+  c.last_load = start;
+  c.loads_done = std::max(c.loads_done, done);
+  if (!double_buffer_) c.t = done;
+  c.computing = false;
+  return done;
+}
+
+double Machine::store(Step& s, BlockClock& c) {
+  const HbmTensor& x = hbm_.at(s.tensor);
+  const std::int64_t sectors = sector_bytes(x, s.bh, s.row0, s.rows, s.col0, s.cols, dev_.l2_sector_bytes);
+  const L2Access a = l2_.write(TileKey{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols}, sectors);
+  s.l2_write_bytes = sectors;
+  s.dram_write_bytes = a.writeback_bytes;
+
+  const double start = c.t;
+  Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
+  const double left_sm = sm.sram.serve(start, static_cast<double>(s.hbm_write_bytes) / sram_bw_);
+  const double done =
+      std::max({left_sm, l2_server_.serve(start, static_cast<double>(sectors) / dev_.l2_bandwidth),
+                hbm_server_.serve(start, static_cast<double>(a.writeback_bytes) / dev_.hbm_bandwidth)});
+  s.start_s = start;
+  c.t = left_sm;  // the block goes on once the data has left the SM
+  c.stores_done = std::max(c.stores_done, done);
+  return done;
+}
+
+double Machine::compute(Step& s, BlockClock& c) {
+  const double start = std::max(c.t, c.loads_done);
+  if (!c.computing) c.load_gate = start;  // double buffering: the next loads may start now
+  c.computing = true;
+  Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
+  const double done = std::max(
+      {sm.tensor.serve(start, static_cast<double>(s.flops_matmul) / matmul_per_sm_),
+       sm.fp32.serve(start, static_cast<double>(s.flops_other - s.exps) / fp32_per_sm_),
+       sm.sfu.serve(start, static_cast<double>(s.exps) / exp_per_sm_), start});
+  s.start_s = start;
+  c.t = done;
+  return done;
+}
+
+void Machine::run(Step& s, BlockClock& c) {
+  s.sm = c.sm;
+  switch (s.kind) {
+    case StepKind::load: s.end_s = load(s, c); break;
+    case StepKind::store: s.end_s = store(s, c); break;
+    default: s.end_s = compute(s, c); break;
+  }
+}
+
+}  // namespace fasim

@@ -1,0 +1,28 @@
+#include "fasim/timing.hpp"
+
+namespace fasim {
+
+std::string_view name(Bound b) {
+  switch (b) {
+    case Bound::hbm: return "HBM";
+    case Bound::l2: return "L2";
+    case Bound::sram: return "SRAM";
+    case Bound::matmul: return "matmul";
+    case Bound::fp32: return "FP32";
+    case Bound::exp: return "exp";
+    case Bound::latency: return "latency";
+    case Bound::launch: return "launch";
+  }
+  return "?";
+}
+
+Bound classify(const KernelTime& k) {
+  Bound best = Bound::hbm;
+  for (int i = 0; i <= static_cast<int>(Bound::exp); ++i)
+    if (k.busy[i] > k.busy[static_cast<int>(best)]) best = static_cast<Bound>(i);
+  if (k.utilization(best) >= 0.5) return best;
+  if (k.launch_s >= 0.5 * k.seconds()) return Bound::launch;
+  return Bound::latency;
+}
+
+}  // namespace fasim
