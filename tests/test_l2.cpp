@@ -1,0 +1,77 @@
+// The L2 model: a unit test of the cache, and what reaches DRAM for working
+// sets far below and far above the L2 size.
+#include <catch2/catch.hpp>
+
+#include "fasim/l2_cache.hpp"
+#include "fasim/machine.hpp"
+#include "fasim/simulation.hpp"
+
+using namespace fasim;
+
+TEST_CASE("L2Cache: LRU order, write-back of dirty tiles on eviction", "[l2]") {
+  L2Cache l2(300);
+  const TileKey a{TensorId::K, 0, 0, 0, 1, 1}, b{TensorId::K, 0, 1, 0, 1, 1}, c{TensorId::O, 0, 0, 0, 1, 1};
+  CHECK(l2.read(a, 100).miss_bytes == 100);
+  CHECK(l2.read(a, 100).hit_bytes == 100);
+  CHECK(l2.write(c, 100).writeback_bytes == 0);  // written, dirty, nothing to DRAM yet
+  CHECK(l2.dirty_bytes() == 100);
+  CHECK(l2.read(b, 100).miss_bytes == 100);      // full now: a, c, b
+  l2.read(a, 100);                               // a is most recent: LRU order c, b, a
+  const TileKey d{TensorId::V, 0, 0, 0, 1, 1};
+  const L2Access x = l2.read(d, 100);            // evicts c, the least recently used, which is dirty
+  CHECK(x.miss_bytes == 100);
+  CHECK(x.writeback_bytes == 100);
+  CHECK(l2.dirty_bytes() == 0);
+  CHECK(l2.used_bytes() == 300);
+  CHECK(l2.read(b, 100).hit_bytes == 100);
+}
+
+TEST_CASE("sector rounding widens each contiguous run to whole 32 B sectors", "[l2]") {
+  HbmTensor t{.bh = 2, .rows = 10, .cols = 3, .dtype = DType::fp32, .values = {}};  // rows of 12 B
+  CHECK(sector_bytes(t, 0, 0, 10, 0, 3, 32) == 128);   // 120 contiguous bytes -> 4 sectors
+  CHECK(sector_bytes(t, 1, 0, 1, 0, 3, 32) == 64);     // head 1 starts at byte 120: bytes 120..131
+  CHECK(sector_bytes(t, 0, 0, 2, 1, 1, 32) == 2 * 32); // two 4-byte pieces, each its own sector
+  HbmTensor s{.bh = 1, .rows = 64, .cols = 64, .dtype = DType::fp16, .values = {}};  // rows of 128 B
+  CHECK(sector_bytes(s, 0, 0, 16, 16, 16, 32) == 16 * 32);  // 32 B per row, aligned
+}
+
+TEST_CASE("a working set far below L2 reads only its compulsory bytes from DRAM", "[l2]") {
+  // flash2 re-reads K and V once per query block (HBM requests), but every
+  // re-read hits: DRAM sees Q, K and V once each.
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{1, 4, 2048, 64, DType::fp16};  // Q, K, V: 3 MiB in a 50 MiB L2
+  Simulation sim(dev, w, Mapping{Algo::flash2, 64, 64}, {.numerics = false});
+  sim.run();
+  const std::int64_t compulsory = 3 * w.bh() * w.N * w.d * 2;
+  CHECK(sim.ledger().cache_total().dram_read_bytes == compulsory);
+  CHECK(sim.ledger().hbm_total().read_bytes == w.bh() * (2048 * 64 * 2) * (1 + 2 * 32));
+  // Nothing was evicted: O and L are still dirty in L2 when the kernel ends.
+  CHECK(sim.ledger().cache_total().dram_write_bytes == 0);
+  CHECK(sim.l2_dirty_bytes() == w.bh() * (2048 * 64 * 2 + 2048 * 4));
+}
+
+TEST_CASE("a working set far above L2 reads close to every request from DRAM", "[l2]") {
+  // naive on the toy GPU (64 KiB of L2): S is 2 MiB, written by kernel 1 and
+  // read back by kernel 2 long after it left L2.
+  const DeviceSpec toy = load_device("toy");
+  Simulation sim(toy, Workload{1, 1, 1024, 16, DType::fp16}, Mapping{Algo::naive, 16, 16}, {.numerics = false});
+  sim.run();
+  const CacheTraffic s = sim.ledger().cache(TensorId::S);
+  CHECK(s.l2_read_bytes == sim.ledger().hbm(TensorId::S).read_bytes);  // 32 B rows: no rounding
+  CHECK(s.dram_read_bytes >= 0.95 * static_cast<double>(s.l2_read_bytes));
+  // Written data reaches DRAM as it is evicted: all but what is still in L2.
+  const CacheTraffic all = sim.ledger().cache_total();
+  CHECK(all.dram_write_bytes + sim.l2_dirty_bytes() == all.l2_write_bytes);
+}
+
+TEST_CASE("a warm L2 serves the inputs: no DRAM reads when Q, K and V fit", "[l2]") {
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{1, 2, 1024, 64, DType::fp16};
+  Simulation cold(dev, w, Mapping{Algo::flash2, 64, 64}, {.numerics = false});
+  Simulation warm(dev, w, Mapping{Algo::flash2, 64, 64}, {.numerics = false, .l2 = L2Start::warm});
+  cold.run();
+  warm.run();
+  CHECK(cold.ledger().cache_total().dram_read_bytes == 3 * 2 * 1024 * 64 * 2);
+  CHECK(warm.ledger().cache_total().dram_read_bytes == 0);
+  CHECK(warm.time().seconds <= cold.time().seconds);
+}

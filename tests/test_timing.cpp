@@ -1,0 +1,109 @@
+// The timing model: bounds where they must be, and monotone where it must be.
+#include <catch2/catch.hpp>
+
+#include "fasim/simulation.hpp"
+
+using namespace fasim;
+
+namespace {
+TimeReport predict(const DeviceSpec& dev, const Workload& w, const Mapping& m) {
+  Simulation sim(dev, w, m, {.numerics = false});
+  sim.run();
+  return sim.time();
+}
+}  // namespace
+
+TEST_CASE("a copy-like kernel is HBM-bound and runs near the HBM bandwidth", "[timing]") {
+  // naive's softmax kernel reads S and writes P: 5 FLOPs per 4 bytes. With
+  // N = 8192 and 8 heads (S is 1 GiB, far above L2; 1,024 blocks keep every
+  // SM busy) its time is bytes / bandwidth.
+  const DeviceSpec dev = load_device("h100");
+  Simulation sim(dev, Workload{1, 8, 8192, 64, DType::fp16}, Mapping{Algo::naive, 64, 64}, {.numerics = false});
+  sim.run();
+  const KernelTime& softmax = sim.time().kernels.at(1);
+  CHECK(softmax.bound == Bound::hbm);
+  CHECK(softmax.utilization(Bound::hbm) > 0.8);
+}
+
+TEST_CASE("a matmul-heavy kernel is matmul-bound and runs near the matmul peak", "[timing]") {
+  // flash2 with Br = 256, Bc = 64, d = 128: each K/V tile (32 KiB) feeds
+  // 4*256*64*128 = 8.4 MFLOP, 256 FLOP per L2 byte, above the device's
+  // matmul-to-L2 ratio (989 TFLOP/s / 5.5 TB/s = 180). Its registers allow
+  // one block per SM, so loads must overlap compute (double buffering) or
+  // their latency shows.
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{1, 16, 8192, 128, DType::fp16};
+  const TimeReport t = predict(dev, w, Mapping{Algo::flash2, 256, 64, true});
+  CHECK(t.bound == Bound::matmul);
+  const double ideal = 4.0 * 8192 * 8192 * 128 * 16 / dev.matmul_flops_fp16;
+  CHECK(t.seconds >= ideal);
+  // Within a block the softmax runs between the two matmuls. Its 256*64
+  // exponentials per tile take 16384 / (16 per clock * 1.98 GHz) = 0.52 us
+  // against 1.12 us of matmul: this is why FlashAttention-3 overlaps softmax
+  // with matmuls on Hopper. With exp units 100x faster the kernel runs near
+  // the matmul peak (waves: 512 blocks on 132 SMs is 3.9, rounded up to 4).
+  CHECK(t.seconds < 1.6 * ideal);
+  DeviceSpec fast_exp = dev;
+  fast_exp.exp_rate *= 100;
+  fast_exp.fp32_flops *= 100;
+  const double t_fast = predict(fast_exp, w, Mapping{Algo::flash2, 256, 64, true}).seconds;
+  CHECK(t_fast < 1.15 * ideal);
+  // The same kernel with Br = 64 re-reads K and V four times as often: L2-bound.
+  CHECK(predict(dev, w, Mapping{Algo::flash2, 64, 64, true}).bound == Bound::l2);
+  // Without double buffering the one block per SM waits for every load.
+  CHECK(predict(dev, w, Mapping{Algo::flash2, 256, 64}).bound == Bound::latency);
+}
+
+TEST_CASE("a tiny kernel is launch- or latency-bound", "[timing]") {
+  const DeviceSpec dev = load_device("h100");
+  const TimeReport t = predict(dev, Workload{1, 1, 64, 64, DType::fp16}, Mapping{Algo::flash2, 64, 64});
+  CHECK((t.bound == Bound::launch || t.bound == Bound::latency));
+  CHECK(t.seconds >= dev.launch_overhead_s);
+}
+
+TEST_CASE("time is monotone: slower resources or more bytes never predict less time", "[timing]") {
+  const DeviceSpec base = load_device("h100");
+  const Workload w{1, 8, 4096, 64, DType::fp16};
+  for (Algo a : {Algo::naive, Algo::flash1, Algo::flash2}) {
+    const Mapping m{a, 64, 64};
+    CAPTURE(name(a));
+    double last = 0;
+    for (double scale : {4.0, 2.0, 1.0, 0.5, 0.25}) {  // every rate and bandwidth x scale
+      DeviceSpec d = base;
+      d.hbm_bandwidth *= scale;
+      d.l2_bandwidth *= scale;
+      d.sram_bandwidth_per_sm *= scale;
+      d.matmul_flops_fp16 *= scale;
+      d.fp32_flops *= scale;
+      d.exp_rate *= scale;
+      const double t = predict(d, w, m).seconds;
+      CHECK(t >= last);
+      last = t;
+    }
+    DeviceSpec slow_hbm = base;
+    slow_hbm.hbm_bandwidth /= 2;
+    CHECK(predict(slow_hbm, w, m).seconds >= predict(base, w, m).seconds);
+  }
+  // naive moves 4N^2 b more bytes than flash2 for the same matmul FLOPs.
+  CHECK(predict(base, w, Mapping{Algo::naive, 64, 64}).seconds >
+        predict(base, w, Mapping{Algo::flash2, 64, 64}).seconds);
+  // Longer sequences take longer.
+  double last = 0;
+  for (std::int64_t N : {512, 1024, 2048, 4096}) {
+    const double t = predict(base, Workload{1, 8, N, 64, DType::fp16}, Mapping{Algo::flash2, 64, 64}).seconds;
+    CHECK(t > last);
+    last = t;
+  }
+}
+
+TEST_CASE("double buffering overlaps loads with compute", "[timing]") {
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{1, 1, 4096, 64, DType::fp16};  // 64 blocks: one per SM, latency shows
+  Mapping plain{Algo::flash2, 64, 64};
+  Mapping overlapped = plain;
+  overlapped.double_buffer = true;
+  const double t0 = predict(dev, w, plain).seconds, t1 = predict(dev, w, overlapped).seconds;
+  CHECK(t1 < t0);
+  // Loads still have to arrive: overlap cannot beat the compute alone.
+  CHECK(t1 > 0.3 * t0);
+}
