@@ -18,7 +18,7 @@ struct IntColumn {
   std::int64_t TraceRecord::*record;
 };
 
-inline constexpr std::array<IntColumn, 12> kIntColumns = {{
+inline constexpr std::array<IntColumn, 20> kIntColumns = {{
     {"bh", &Step::bh, &TraceRecord::bh},
     {"qb", &Step::qb, &TraceRecord::qb},
     {"kb", &Step::kb, &TraceRecord::kb},
@@ -31,14 +31,23 @@ inline constexpr std::array<IntColumn, 12> kIntColumns = {{
     {"exps", &Step::exps, &TraceRecord::exps},
     {"sram_bytes", &Step::sram_bytes, &TraceRecord::sram_bytes},
     {"register_bytes", &Step::register_bytes, &TraceRecord::register_bytes},
+    {"row0", &Step::row0, &TraceRecord::row0},
+    {"col0", &Step::col0, &TraceRecord::col0},
+    {"l2_read_bytes", &Step::l2_read_bytes, &TraceRecord::l2_read_bytes},
+    {"l2_write_bytes", &Step::l2_write_bytes, &TraceRecord::l2_write_bytes},
+    {"l2_hit_bytes", &Step::l2_hit_bytes, &TraceRecord::l2_hit_bytes},
+    {"dram_read_bytes", &Step::dram_read_bytes, &TraceRecord::dram_read_bytes},
+    {"dram_write_bytes", &Step::dram_write_bytes, &TraceRecord::dram_write_bytes},
+    {"sm", &Step::sm, &TraceRecord::sm},
 }};
 
 /// Every column of jsonl and csv, in file order.
-inline constexpr std::array<std::string_view, 25> kAll = {
+inline constexpr std::array<std::string_view, 33> kAll = {
     "index", "kernel", "block", "kind", "tensor", "what",
-    // the twelve kIntColumns, in the same order
+    // the kIntColumns, in the same order
     "bh", "qb", "kb", "rows", "cols", "hbm_read_bytes", "hbm_write_bytes", "flops_matmul",
-    "flops_other", "exps", "sram_bytes", "register_bytes",
+    "flops_other", "exps", "sram_bytes", "register_bytes", "row0", "col0", "l2_read_bytes",
+    "l2_write_bytes", "l2_hit_bytes", "dram_read_bytes", "dram_write_bytes", "sm",
     //
     "has_row", "row_m", "row_l", "cum_hbm_read_bytes", "cum_hbm_write_bytes", "ts_us", "dur_us"};
 

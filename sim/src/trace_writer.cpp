@@ -19,10 +19,15 @@ TraceWriter::TraceWriter(const std::string& path, const std::string& format, con
   meta.workload = sim.workload();
   meta.mapping = sim.mapping();
   for (const Kernel& k : sim.program().kernels) meta.kernel_names.emplace_back(k.name);
+  meta.time_unit_note =
+      "simulated time from fasim's cycle-approximate timing model (docs/timing-model.md), microseconds";
   sink_->begin(meta);
 }
 
-void TraceWriter::step(const Simulation& sim) { sink_->step(sim.step(), index_++, sim.ledger()); }
+void TraceWriter::step(const Simulation& sim) {
+  const Step& s = sim.step();
+  sink_->step(s, index_++, sim.ledger(), StepTime{s.start_s * 1e6, (s.end_s - s.start_s) * 1e6});
+}
 
 void TraceWriter::commit() {
   sink_->end();

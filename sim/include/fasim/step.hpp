@@ -54,7 +54,7 @@ struct Step {
   std::int64_t dram_write_bytes = 0;  ///< dirty bytes this step evicted to DRAM
   double start_s = 0;                 ///< simulated start time, seconds
   double end_s = 0;                   ///< simulated end time, seconds
-  std::int32_t sm = 0;                ///< the SM that ran the block
+  std::int64_t sm = 0;                ///< the SM that ran the block
 
   bool has_row = false;  ///< true if the watched row lives in this block
   float row_m = 0;       ///< running max of the watched row after this step

@@ -30,6 +30,14 @@ struct TraceRecord {
   std::int64_t exps = 0;
   std::int64_t sram_bytes = 0;
   std::int64_t register_bytes = 0;
+  std::int64_t row0 = 0;              ///< load/store: first row of the tile
+  std::int64_t col0 = 0;              ///< load/store: first column of the tile
+  std::int64_t l2_read_bytes = 0;     ///< sector-rounded bytes asked of L2
+  std::int64_t l2_write_bytes = 0;    ///< sector-rounded bytes written to L2
+  std::int64_t l2_hit_bytes = 0;      ///< of l2_read_bytes, hits
+  std::int64_t dram_read_bytes = 0;   ///< of l2_read_bytes, read from DRAM
+  std::int64_t dram_write_bytes = 0;  ///< dirty bytes evicted to DRAM
+  std::int64_t sm = 0;                ///< the SM that ran the block
   bool has_row = false;
   double row_m = 0;  ///< 0 when !has_row; may be -inf
   double row_l = 0;  ///< 0 when !has_row
@@ -37,8 +45,8 @@ struct TraceRecord {
   /// csv; for chrome, summed from the records (the trace starts at step 0).
   std::int64_t cum_hbm_read_bytes = 0;
   std::int64_t cum_hbm_write_bytes = 0;
-  double ts_us = 0;   ///< start time (today: the index)
-  double dur_us = 0;  ///< duration (today: 1)
+  double ts_us = 0;   ///< simulated start time, microseconds
+  double dur_us = 0;  ///< simulated duration, microseconds
 
   bool operator==(const TraceRecord&) const = default;
 };
