@@ -30,10 +30,11 @@ std::string describe(const Step& s) {
   std::string shape = std::to_string(s.rows) + "x" + std::to_string(s.cols);
   switch (s.kind) {
     case StepKind::load:
-      return "load " + std::string(name(s.tensor)) + " " + shape + "  +" + with_commas(s.hbm_read_bytes) + " B read";
+      return "load " + std::string(name(s.tensor)) + " " + shape + "  +" + with_commas(s.hbm_read_bytes) +
+             " B read (L2 hit " + with_commas(s.l2_hit_bytes) + " B, DRAM " + with_commas(s.dram_read_bytes) + " B)";
     case StepKind::store:
       return "store " + std::string(name(s.tensor)) + " " + shape + "  +" + with_commas(s.hbm_write_bytes) +
-             " B written";
+             " B written (to L2)";
     default: {
       std::string out = std::string(s.what) + "  " + shape;
       if (s.flops_matmul > 0) out += "  " + with_commas(s.flops_matmul) + " matmul FLOP";
@@ -44,8 +45,9 @@ std::string describe(const Step& s) {
 }
 
 void print_step(const Step& s, std::int64_t index, const Ledger& L, std::int64_t row) {
-  char head[96];
-  std::snprintf(head, sizeof head, "#%-6lld block %-5lld bh %-3lld %-13s ", static_cast<long long>(index),
+  char head[128];
+  std::snprintf(head, sizeof head, "#%-6lld %9.3f us  SM %-3lld block %-5lld bh %-3lld %-13s ",
+                static_cast<long long>(index), s.start_s * 1e6, static_cast<long long>(s.sm),
                 static_cast<long long>(s.block), static_cast<long long>(s.bh), tile_of(s).c_str());
   std::cout << head << describe(s) << "\n";
   std::cout << "        SRAM " << with_commas(s.sram_bytes) << " B, registers " << with_commas(s.register_bytes)
