@@ -1,0 +1,124 @@
+// The CUDA backend's host API: runs one attention forward pass on the GPU
+// with the simulator's shape, tiles and inputs, and reads back O and the
+// kernels' own HBM byte counters (which equal the simulator's Ledger).
+//
+//   if (auto why = fasim::cuda::gpu_unavailable()) { say *why; stop; }
+//   const auto in = fasim::cuda::random_inputs(w, seed);   // as the simulator's
+//   const auto r = fasim::cuda::run(w, m, in, {.version = default_version(w, m),
+//                                              .rows_fit = naive::softmax_rows_fit(w, m, dev)});
+//   r.o, r.hbm[index(TensorId::K)].read_bytes, ...
+//
+// DeviceRun keeps the buffers for repeated launches (timing, profiler ranges).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fasim/ledger.hpp"
+#include "fasim/mapping.hpp"
+#include "fasim/tensor.hpp"
+#include "fasim/workload.hpp"
+
+namespace fasim::cuda {
+
+/// @brief The kernel versions; cuda/src/kernels.hpp says what each changes.
+enum class KernelVersion : int {
+  naive = 1,       ///< three kernels, S and P through HBM, fp32 arithmetic
+  flash2 = 2,      ///< FlashAttention-2, fp32 arithmetic, any tiles
+  flash1 = 3,      ///< FlashAttention (paper Algorithm 1), fp32 arithmetic
+  flash2_mma = 4,  ///< FlashAttention-2 on tensor cores: fp16/bf16, Br, Bc, d in {64, 128}
+};
+
+/// @brief "naive", "flash2-fp32", "flash1-fp32" or "flash2-mma".
+std::string_view name(KernelVersion v);
+/// @brief The algorithm (tile program of sim/) a version runs.
+Algo algo_of(KernelVersion v);
+/// @brief The version for a mapping's algorithm: flash2 runs on tensor cores
+/// when the dtype and tiles allow it, else in fp32.
+KernelVersion default_version(const Workload& w, const Mapping& m);
+
+/// @brief A CUDA call failed (a bug or a broken device, not bad input).
+class CudaError : public std::runtime_error {
+ public:
+  explicit CudaError(const std::string& message) : std::runtime_error(message) {}
+};
+
+/// @brief Why no GPU can run the kernels: no CUDA device, a driver or runtime
+/// error, or no kernel image for the GPU's architecture. nullopt if one can.
+std::optional<std::string> gpu_unavailable();
+/// @brief The GPU used (device 0), e.g. "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs,
+/// 227 KiB shared memory per block)". Needs !gpu_unavailable().
+std::string gpu_description();
+
+/// @brief Why version v cannot run this shape and tiling (tiles or dtype it has
+/// no instance for, more shared memory than the GPU gives a block), as one line
+/// that names the fix; nullopt if it can. The shared-memory check needs a GPU
+/// and is skipped without one.
+std::optional<std::string> unsupported(KernelVersion v, const Workload& w, const Mapping& m,
+                                       bool rows_fit);
+
+/// @brief Q, K, V of all heads, row-major (bh, N, d), rounded to the dtype.
+struct Inputs {
+  std::vector<float> q, k, v;
+};
+/// @brief The simulator's random inputs for `seed`: std::mt19937_64(seed),
+/// N(0, 1) floats, Q then K then V, each rounded to the dtype.
+Inputs random_inputs(const Workload& w, std::uint64_t seed);
+
+/// @brief HBM bytes per tensor (index with fasim::index(TensorId)).
+using ByteCounts = std::array<Traffic, kTensorCount>;
+
+/// @brief How to run.
+struct RunOptions {
+  KernelVersion version = KernelVersion::flash2;
+  /// naive only: the softmax keeps a block's Br full rows of S in shared memory
+  /// (one pass). Pass fasim::naive::softmax_rows_fit(w, m, simulated device).
+  bool rows_fit = true;
+  bool count = true;  ///< tally the kernels' own byte counters
+};
+
+/// @brief What a run gives back.
+struct RunResult {
+  std::vector<float> o;    ///< (bh, N, d) as stored, widened to float
+  std::vector<float> lse;  ///< flash2 versions: L = m + log l, (bh, N); else empty
+  ByteCounts hbm{};        ///< the kernels' own counters; zeros unless counting
+};
+
+/// @brief The GPU buffers of one workload: upload once, launch many times.
+class DeviceRun {
+ public:
+  /// @brief Allocates Q, K, V, O and the version's other tensors. Throws
+  /// UserError if unsupported(...) says why not, CudaError if CUDA fails.
+  DeviceRun(const Workload& w, const Mapping& m, const RunOptions& options);
+  ~DeviceRun();
+  DeviceRun(const DeviceRun&) = delete;
+  DeviceRun& operator=(const DeviceRun&) = delete;
+
+  /// @brief Copies Q, K, V (rounded to the dtype) to the GPU, poisons every
+  /// output and intermediate with NaN, and zeroes the counters.
+  void upload(const Inputs& in);
+  /// @brief Enqueues the version's kernel(s) on the default stream; with
+  /// count, they add to the counters (zeroed by upload and reset_counters).
+  void launch(bool count);
+  /// @brief Zeroes the byte counters.
+  void reset_counters();
+  /// @brief Waits for the GPU and checks for asynchronous errors.
+  void synchronize();
+  /// @brief Synchronizes, then copies O, L and the counters back.
+  RunResult read();
+
+ private:
+  struct Buffers;
+  std::unique_ptr<Buffers> b_;
+};
+
+/// @brief One pass: allocate, upload, poison, launch (counting if asked), read.
+RunResult run(const Workload& w, const Mapping& m, const Inputs& in, const RunOptions& options);
+
+}  // namespace fasim::cuda

@@ -1,0 +1,92 @@
+// The attention kernels of the CUDA backend, numbered as in llm.c's dev/cuda:
+// each version runs one of the simulator's tile programs (sim/src/algorithms)
+// with the same Br, Bc, loop order and HBM tile traffic.
+//
+//   version 1  naive.cu       standard attention, three kernels: S = scale Q K^T
+//                             to HBM, P = softmax(S) to HBM (one pass over rows
+//                             that fit in shared memory, else two), O = P V.
+//   version 2  flash2.cu      FlashAttention-2: a block per query block, K/V tiles
+//                             inner, online softmax, O /= l once, writes O and L.
+//                             fp32 arithmetic on any storage type.
+//   version 3  flash1.cu      FlashAttention (paper Algorithm 1): a block per head,
+//                             K/V tiles outer; O_i, m_i, l_i go back to HBM after
+//                             every key block. fp32 arithmetic.
+//   version 4  flash2_mma.cu  version 2 on tensor cores: fp16/bf16 mma.sync
+//                             (m16n8k16, fp32 accumulation) and cp.async tile
+//                             copies; Br, Bc, d in {64, 128}. Same tile loads
+//                             and stores as version 2, so the same byte counts.
+//
+// Versions 1-3 are teaching kernels (one fp32 multiply-add per shared-memory
+// read); version 4 is the one to time. Every kernel can count its own HBM tile
+// traffic: with counters != nullptr, thread 0 of a block adds rows * cols *
+// element bytes once per tile it loads or stores (the simulator's Block::load
+// and Block::store), so the counts equal the simulator's Ledger exactly.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace fasim::cuda::kernels {
+
+/// @brief Tensor rows of the counter array, in fasim::TensorId order.
+enum Counter : int { kQ = 0, kK, kV, kO, kS, kP, kM, kL, kLse, kCounterTensors };
+/// @brief Columns of the counter array: bytes read from / written to HBM.
+enum Direction : int { kRead = 0, kWrite = 1 };
+/// @brief Unsigned 64-bit counters [kCounterTensors][2], row-major.
+inline constexpr int kCounterSlots = 2 * kCounterTensors;
+
+/// @brief Storage types, in fasim::DType order.
+enum Storage : int { kFp32 = 0, kFp16 = 1, kBf16 = 2 };
+
+/// @brief One attention forward pass as the kernels see it. All tensors are
+/// row-major per head: Q, K, V, O (bh, n, d) and S, P (bh, n, n) in the storage
+/// type; m, l, lse (bh, n) in fp32. Pointers a version does not use may be null.
+struct Params {
+  int bh = 0;       ///< batch * heads
+  int n = 0;        ///< sequence length N
+  int d = 0;        ///< head dimension
+  int br = 0;       ///< Br, query rows per tile
+  int bc = 0;       ///< Bc, key/value rows per tile
+  float scale = 0;  ///< 1 / sqrt(d)
+  int storage = kFp32;
+  bool rows_fit = true;  ///< naive softmax: one pass (Br full rows of S in shared memory)
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+  void* s = nullptr;      ///< naive
+  void* p = nullptr;      ///< naive
+  float* m = nullptr;     ///< flash1: running row max
+  float* l = nullptr;     ///< flash1: running row sum
+  float* lse = nullptr;   ///< flash2: L = m + log l
+  unsigned long long* counters = nullptr;  ///< [kCounterTensors][2] or null: no counting
+};
+
+/// @brief Threads per block of versions 1-3.
+inline constexpr int kThreads = 256;
+/// @brief Output-tile elements each thread of versions 1-3 keeps in registers:
+/// they need Br * d <= kThreads * kOutPerThread.
+inline constexpr int kOutPerThread = 64;
+
+// Launchers: enqueue the kernel(s) on `stream`, raising the shared-memory limit
+// where needed; return the first CUDA error (launch errors included).
+cudaError_t launch_naive(const Params& p, cudaStream_t stream);
+cudaError_t launch_flash2(const Params& p, cudaStream_t stream);
+cudaError_t launch_flash1(const Params& p, cudaStream_t stream);
+cudaError_t launch_flash2_mma(const Params& p, cudaStream_t stream);
+
+// Dynamic shared memory per block (the largest of a version's kernels).
+std::size_t shared_bytes_naive(const Params& p);
+std::size_t shared_bytes_flash2(const Params& p);
+std::size_t shared_bytes_flash1(const Params& p);
+std::size_t shared_bytes_flash2_mma(const Params& p);
+
+/// @brief True if version 4 has an instance for these tiles and storage type.
+bool flash2_mma_supports(const Params& p);
+
+/// @brief Loads one kernel's attributes: fails with cudaErrorNoKernelImageForDevice
+/// (or similar) when the binary has no code for the GPU's architecture.
+cudaError_t probe_kernel_image();
+
+}  // namespace fasim::cuda::kernels

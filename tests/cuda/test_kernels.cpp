@@ -1,0 +1,137 @@
+// Every kernel version on the GPU: its output matches the fp64 reference
+// within what the storage type allows, and its own HBM byte counters equal
+// the simulator's Ledger exactly, tensor by tensor, on square, ragged and
+// multi-head shapes. Without a GPU each test passes with "skipped: <reason>".
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+#include "cuda_support.hpp"
+#include "fasim/algorithms/naive.hpp"
+#include "fasim/device_spec.hpp"
+#include "fasim/simulation.hpp"
+
+using namespace fasim;
+using cuda::KernelVersion;
+
+namespace {
+
+struct Shape {
+  std::int64_t batch, heads, N, d, br, bc;
+};
+
+// Square; d = 128 with Br != Bc and ragged (1000 = 7*128 + 104 = 15*64 + 40);
+// shorter than one tile; several heads with a ragged last tile.
+constexpr Shape kShapes[] = {
+    {1, 1, 256, 64, 64, 64}, {1, 1, 1000, 128, 128, 64}, {1, 1, 77, 64, 64, 64}, {2, 3, 130, 64, 64, 64}};
+
+// The error bound of tests/test_numerics.cpp: fp32 1e-5 relative to max |O|;
+// fp16/bf16 from the unit roundoff u of what each algorithm rounds.
+double bound(KernelVersion v, const Workload& w, const Mapping& m, const test::Reference& ref) {
+  if (w.dtype == DType::fp32) return 1e-5 * ref.max_abs_o;
+  const double u = test::unit_roundoff(w.dtype), vmax = ref.max_abs_v;
+  switch (cuda::algo_of(v)) {
+    case Algo::naive: return 1e-5 + (2 + 2 * ref.max_score) * u * vmax;
+    case Algo::flash1: return 1e-5 + (1 + std::ceil(double(w.N) / double(m.bc))) * u * vmax;
+    case Algo::flash2: break;
+  }
+  return 1e-5 + 2 * u * vmax;
+}
+
+void check_version(KernelVersion v, DType t, const Shape& s) {
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{s.batch, s.heads, s.N, s.d, t};
+  const Mapping m{cuda::algo_of(v), s.br, s.bc};
+  const bool rows_fit = naive::softmax_rows_fit(w, m, dev);
+  CAPTURE(cuda::name(v), name(t), s.batch, s.heads, s.N, s.d, s.br, s.bc, rows_fit);
+
+  const cuda::Inputs in = cuda::random_inputs(w, 7);
+  const cuda::RunResult r = cuda::run(w, m, in, {.version = v, .rows_fit = rows_fit, .count = true});
+
+  Simulation sim(dev, w, m, {.numerics = false});
+  sim.run();
+  int equal = 0;
+  for (TensorId id : kAllTensors) {
+    const Traffic want = sim.ledger().hbm(id), got = r.hbm[static_cast<std::size_t>(index(id))];
+    CAPTURE(name(id), want.read_bytes, got.read_bytes, want.write_bytes, got.write_bytes);
+    CHECK(got == want);
+    equal += got == want;
+  }
+
+  const test::Reference ref = test::reference(w, in);
+  const double err = test::max_abs_error(r.o, ref.o), limit = bound(v, w, m, ref);
+  CAPTURE(err, limit, ref.max_abs_o);
+  CHECK(err <= limit);
+  CHECK(err < INFINITY);
+  char lse[32] = "L n/a";  // only the flash2 versions write L = m + log l
+  if (cuda::algo_of(v) == Algo::flash2) {
+    const double lse_err = test::max_abs_error(r.lse, ref.lse);
+    CAPTURE(lse_err);
+    CHECK(lse_err <= 1e-4);
+    std::snprintf(lse, sizeof lse, "L err %.1e", lse_err);
+  }
+  std::printf("%-11s %-4s bh=%-2lld N=%-4lld d=%-3lld Br=%-3lld Bc=%-3lld | max abs err %.3e (bound %.3e) "
+              "%s | counters %d/9 tensors equal, read %lld B, written %lld B\n",
+              std::string(cuda::name(v)).c_str(), std::string(name(t)).c_str(),
+              static_cast<long long>(w.bh()), static_cast<long long>(s.N), static_cast<long long>(s.d),
+              static_cast<long long>(s.br), static_cast<long long>(s.bc), err, limit, lse, equal,
+              static_cast<long long>(sim.ledger().hbm_total().read_bytes),
+              static_cast<long long>(sim.ledger().hbm_total().write_bytes));
+}
+
+void check_all(KernelVersion v, std::initializer_list<DType> dtypes) {
+  for (DType t : dtypes)
+    for (const Shape& s : kShapes) check_version(v, t, s);
+}
+
+}  // namespace
+
+TEST_CASE("kernel 1 (naive): output and byte counters match the simulator", "[cuda][naive]") {
+  FASIM_REQUIRE_GPU();
+  check_all(KernelVersion::naive, {DType::fp32, DType::fp16, DType::bf16});
+}
+
+TEST_CASE("kernel 2 (flash2-fp32): output and byte counters match the simulator", "[cuda][flash2]") {
+  FASIM_REQUIRE_GPU();
+  check_all(KernelVersion::flash2, {DType::fp32, DType::fp16, DType::bf16});
+}
+
+TEST_CASE("kernel 3 (flash1-fp32): output and byte counters match the simulator", "[cuda][flash1]") {
+  FASIM_REQUIRE_GPU();
+  check_all(KernelVersion::flash1, {DType::fp32, DType::fp16, DType::bf16});
+}
+
+TEST_CASE("kernel 4 (flash2-mma): output and byte counters match the simulator", "[cuda][flash2]") {
+  FASIM_REQUIRE_GPU();
+  check_all(KernelVersion::flash2_mma, {DType::fp16, DType::bf16});
+  // Every tile instance: Br, Bc, d in {64, 128}, on a ragged length.
+  for (std::int64_t br : {64, 128})
+    for (std::int64_t bc : {64, 128})
+      for (std::int64_t d : {64, 128}) check_version(KernelVersion::flash2_mma, DType::fp16, {1, 2, 300, d, br, bc});
+}
+
+TEST_CASE("the naive softmax counts S twice when its rows do not fit", "[cuda][naive]") {
+  FASIM_REQUIRE_GPU();
+  // N = 1000, Br = 128: 128 * 1000 * 2 B > 227 KiB on an H100, so two passes;
+  // the same shape with Br = 64 fits in one. Both run in check_version.
+  const DeviceSpec dev = load_device("h100");
+  CHECK_FALSE(naive::softmax_rows_fit(Workload{1, 1, 1000, 128, DType::fp16}, Mapping{Algo::naive, 128, 64}, dev));
+  CHECK(naive::softmax_rows_fit(Workload{1, 1, 1000, 64, DType::fp16}, Mapping{Algo::naive, 64, 64}, dev));
+  check_version(KernelVersion::naive, DType::fp16, {1, 1, 1000, 64, 64, 64});
+}
+
+TEST_CASE("without counting the kernels give the same output and count nothing", "[cuda]") {
+  FASIM_REQUIRE_GPU();
+  const Workload w{1, 2, 200, 64, DType::fp16};
+  const cuda::Inputs in = cuda::random_inputs(w, 3);
+  for (KernelVersion v : {KernelVersion::naive, KernelVersion::flash2, KernelVersion::flash1,
+                          KernelVersion::flash2_mma}) {
+    CAPTURE(cuda::name(v));
+    const Mapping m{cuda::algo_of(v), 64, 64};
+    const cuda::RunResult counted = cuda::run(w, m, in, {.version = v, .rows_fit = true, .count = true});
+    const cuda::RunResult quiet = cuda::run(w, m, in, {.version = v, .rows_fit = true, .count = false});
+    CHECK(quiet.o == counted.o);
+    for (const Traffic& t : quiet.hbm) CHECK(t == Traffic{});
+  }
+}

@@ -1,0 +1,60 @@
+// The runner's host side, which needs no GPU: the same random inputs as the
+// simulator, the default kernel version per algorithm, and the one-line
+// reasons a version cannot run a shape.
+#include <catch2/catch.hpp>
+
+#include "fasim/cuda/runner.hpp"
+#include "fasim/device_spec.hpp"
+#include "fasim/simulation.hpp"
+
+using namespace fasim;
+using cuda::KernelVersion;
+
+TEST_CASE("random inputs are the simulator's, value for value", "[cuda][runner]") {
+  for (DType t : {DType::fp32, DType::fp16, DType::bf16}) {
+    CAPTURE(name(t));
+    const Workload w{2, 1, 37, 16, t};
+    Simulation sim(load_device("h100"), w, Mapping{Algo::flash2, 16, 16}, {.seed = 11});
+    const cuda::Inputs in = cuda::random_inputs(w, 11);
+    CHECK(in.q == sim.hbm().at(TensorId::Q).values);
+    CHECK(in.k == sim.hbm().at(TensorId::K).values);
+    CHECK(in.v == sim.hbm().at(TensorId::V).values);
+  }
+}
+
+TEST_CASE("flash2 runs on tensor cores when the dtype and tiles allow", "[cuda][runner]") {
+  const Workload half{1, 1, 256, 64, DType::fp16};
+  CHECK(cuda::default_version(half, {Algo::flash2, 64, 128}) == KernelVersion::flash2_mma);
+  CHECK(cuda::default_version(half, {Algo::flash2, 32, 64}) == KernelVersion::flash2);
+  CHECK(cuda::default_version({1, 1, 256, 64, DType::fp32}, {Algo::flash2, 64, 64}) == KernelVersion::flash2);
+  CHECK(cuda::default_version(half, {Algo::naive, 64, 64}) == KernelVersion::naive);
+  CHECK(cuda::default_version(half, {Algo::flash1, 64, 64}) == KernelVersion::flash1);
+}
+
+TEST_CASE("a version that cannot run a shape says why in one line", "[cuda][runner]") {
+  const Workload fp32{1, 1, 256, 64, DType::fp32};
+  auto why = cuda::unsupported(KernelVersion::flash2_mma, fp32, {Algo::flash2, 64, 64}, true);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::Contains("fp16/bf16") && Catch::Contains("kernel 2"));
+  why = cuda::unsupported(KernelVersion::flash2_mma, {1, 1, 256, 64, DType::bf16}, {Algo::flash2, 32, 64}, true);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::Contains("Br=32"));
+  why = cuda::unsupported(KernelVersion::flash1, fp32, {Algo::flash2, 64, 64}, true);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::Contains("runs flash1, not flash2"));
+  why = cuda::unsupported(KernelVersion::flash2, {1, 1, 256, 256, DType::fp32}, {Algo::flash2, 128, 64}, true);
+  REQUIRE(why);
+  CHECK_THAT(*why, Catch::Contains("--br"));
+  for (const std::string& line : {*why}) CHECK(line.find('\n') == std::string::npos);
+}
+
+TEST_CASE("gpu_unavailable gives a reason or nothing, and never throws", "[cuda][runner]") {
+  std::optional<std::string> why;
+  REQUIRE_NOTHROW(why = cuda::gpu_unavailable());
+  if (why) {
+    CHECK_FALSE(why->empty());
+    WARN("no GPU here: " << *why);
+  } else {
+    WARN("GPU: " << cuda::gpu_description());
+  }
+}
