@@ -15,5 +15,9 @@ Action add_run(CLI::App& app);
 Action add_step(CLI::App& app);
 /// @brief `fasim devices`: built-in device profiles.
 Action add_devices(CLI::App& app);
+/// @brief `fasim sweep`: a grid of simulations, one row per point (CSV or JSON lines).
+Action add_sweep(CLI::App& app);
+/// @brief `fasim plot`: an SVG figure drawn from a sweep file.
+Action add_plot(CLI::App& app);
 
 }  // namespace fasim::cli

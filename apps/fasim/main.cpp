@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   fasim::cli::Action run = fasim::cli::add_run(app);
   fasim::cli::Action step = fasim::cli::add_step(app);
   fasim::cli::Action devices = fasim::cli::add_devices(app);
+  fasim::cli::Action sweep = fasim::cli::add_sweep(app);
+  fasim::cli::Action plot = fasim::cli::add_plot(app);
 
   try {
     app.parse(argc, argv);
@@ -26,7 +28,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
       std::cerr << "fasim: error: unknown command '" << argv[1]
-                << "'; use one of run, step, devices (see 'fasim --help')\n";
+                << "'; use one of run, step, devices, sweep, plot (see 'fasim --help')\n";
       return 2;
     }
     std::string where = app.get_subcommands().empty() ? "fasim" : "fasim " + app.get_subcommands()[0]->get_name();
@@ -39,6 +41,8 @@ int main(int argc, char** argv) {
       if (sub->get_name() == "run") return run();
       if (sub->get_name() == "step") return step();
       if (sub->get_name() == "devices") return devices();
+      if (sub->get_name() == "sweep") return sweep();
+      if (sub->get_name() == "plot") return plot();
     }
   } catch (const fasim::UserError& e) {
     std::cerr << "fasim: error: " << e.what() << "\n";

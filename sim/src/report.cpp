@@ -42,6 +42,9 @@ nlohmann::json report_json(const Simulation& sim, const std::optional<NumericsRe
       {"steps", L.steps()},
   };
   const CacheTraffic c = L.cache_total();
+  const std::int64_t dram_bytes = c.dram_read_bytes + c.dram_write_bytes;
+  j["arithmetic_intensity_dram"] =
+      dram_bytes > 0 ? static_cast<double>(L.flops().total()) / static_cast<double>(dram_bytes) : 0.0;
   j["l2"] = {{"read_bytes", c.l2_read_bytes},
              {"write_bytes", c.l2_write_bytes},
              {"hit_bytes", c.l2_hit_bytes},

@@ -1,0 +1,220 @@
+// Plots: scales and tick labels, the SVG writer, the three figures built from
+// sweep files, and `fasim plot` end to end. Tag [plot].
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "fasim/device_spec.hpp"
+#include "fasim/error.hpp"
+#include "fasim/figures.hpp"
+
+using namespace fasim;
+using fasim::test::read_text;
+using fasim::test::run_fasim;
+using fasim::test::ScratchDir;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string kSweeps = std::string(FASIM_TEST_DATA) + "/sweeps/";
+
+std::size_t count(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t p = text.find(part); p != std::string::npos; p = text.find(part, p + 1)) ++n;
+  return n;
+}
+
+/// Well-formed enough: one root, every element closed, no raw '&'.
+void require_svg(const std::string& svg) {
+  INFO(svg.substr(0, 600));
+  REQUIRE(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+  CHECK_THAT(svg, Contains("viewBox=\"0 0 800 500\""));
+  CHECK(svg.find("</svg>") == svg.size() - 7);
+  CHECK(count(svg, "<g") == count(svg, "</g>"));
+  CHECK(count(svg, "<text") == count(svg, "</text>"));
+  CHECK_FALSE(std::regex_search(svg, std::regex("&(?!(amp|lt|gt|quot|apos);)")));
+  CHECK(svg.find("<script") == std::string::npos);
+  CHECK(svg.find("href") == std::string::npos);  // nothing from outside
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("tick labels read as people write sizes and rates", "[plot]") {
+  CHECK(tick_label(1024, TickStyle::bytes) == "1 KiB");
+  CHECK(tick_label(1048576, TickStyle::bytes) == "1 MiB");
+  CHECK(tick_label(256.0 * 1048576, TickStyle::bytes) == "256 MiB");
+  CHECK(tick_label(1.5 * 1073741824, TickStyle::bytes) == "1.5 GiB");
+  CHECK(tick_label(512, TickStyle::bytes) == "512 B");
+  CHECK(tick_label(1e15, TickStyle::si) == "1 P");
+  CHECK(tick_label(100e12, TickStyle::si) == "100 T");
+  CHECK(tick_label(1000, TickStyle::number) == "1000");
+  CHECK(tick_label(512, TickStyle::number) == "512");
+  CHECK(tick_label(8192, TickStyle::number) == "8K");
+  CHECK(tick_label(16384, TickStyle::number) == "16K");
+  CHECK(tick_label(32768, TickStyle::number) == "32K");
+  CHECK(tick_label(1048576, TickStyle::number) == "1M");
+  CHECK(tick_label(1e6, TickStyle::number) == "10⁶");
+  CHECK(tick_label(0.1, TickStyle::number) == "0.1");
+}
+
+TEST_CASE("scales: ticks increase, sit inside the axis and map monotonically", "[plot]") {
+  struct Case {
+    Axis axis;
+    double lo, hi;
+  };
+  for (const Case& c : {Case{{"x", true, 10}, 3, 4e6}, Case{{"x", true, 2, TickStyle::bytes}, 3e5, 7e10},
+                        Case{{"x", true, 2}, 512, 16384}, Case{{"x", true, 10}, 20, 70},
+                        Case{{"x", false, 10, TickStyle::bytes, true}, 2e7, 4.3e8}, Case{{"x", false}, -3, 17},
+                        Case{{"x", true, 10}, 5, 5}}) {
+    const Scale s = make_scale(c.axis, c.lo, c.hi);
+    INFO("log " << c.axis.log << " base " << c.axis.log_base << " [" << c.lo << ", " << c.hi << "]");
+    REQUIRE(s.ticks.size() >= 2);
+    CHECK(s.ticks.size() <= 12);
+    CHECK(s.fraction(c.lo) >= -1e-9);
+    CHECK(s.fraction(c.hi) <= 1 + 1e-9);
+    for (std::size_t i = 0; i < s.ticks.size(); ++i) {
+      CHECK(s.fraction(s.ticks[i].value) >= -1e-9);
+      CHECK(s.fraction(s.ticks[i].value) <= 1 + 1e-9);
+      CHECK_FALSE(s.ticks[i].label.empty());
+      if (i > 0) CHECK(s.fraction(s.ticks[i].value) > s.fraction(s.ticks[i - 1].value));
+    }
+  }
+  // Log decades: 10, 100, 1000, ... exactly.
+  const Scale d = make_scale({"x", true, 10}, 10, 1e4);
+  CHECK(d.ticks.front().value == Approx(10));
+  CHECK(d.ticks[1].value == Approx(100));
+}
+
+TEST_CASE("render_svg: escaped text, one polyline per line series, legend entries", "[plot]") {
+  Chart c;
+  c.title = "A <title> & more";
+  c.x = {"N (sequence length)", true, 2};
+  c.y = {"HBM traffic (bytes)", true, 2, TickStyle::bytes};
+  c.series.push_back({.name = "naive", .color = "#d62728", .points = {{512, 1e6}, {1024, 4e6}}});
+  // -1 cannot be drawn on a log axis: left out.
+  c.series.push_back({.name = "flash2", .color = "#1f77b4", .points = {{512, 5e5}, {1024, 1e6}, {2048, -1}}});
+  c.series.push_back({.name = "dots", .color = "#000", .points = {{600, 2e6}}, .line = false});
+  const std::string svg = render_svg(c);
+  require_svg(svg);
+  CHECK_THAT(svg, Contains("A &lt;title&gt; &amp; more"));
+  CHECK(count(svg, "<polyline") == 2);
+  CHECK_THAT(svg, Contains(">N (sequence length)</text>"));
+  CHECK_THAT(svg, Contains(">HBM traffic (bytes)</text>"));
+  for (const char* name : {">naive</text>", ">flash2</text>", ">dots</text>"}) CHECK_THAT(svg, Contains(name));
+}
+
+TEST_CASE("bytes-vs-n: one line per algorithm, log-log, from a counting-only sweep", "[plot]") {
+  const SweepTable rows = read_table(kSweeps + "bytes_vs_n.csv");
+  const Chart c = make_figure(Figure::bytes_vs_n, rows, "bytes_vs_n.csv");
+  REQUIRE(c.series.size() == 3);
+  CHECK(c.series[0].name == "naive");
+  CHECK(c.series[1].name == "flash1");
+  CHECK(c.series[2].name == "flash2");
+  CHECK(c.series[0].points.size() == 4);
+  CHECK((c.x.log && c.y.log));
+  CHECK_THAT(c.title, Contains("h100, d=64, fp16"));
+  CHECK_THAT(c.subtitle, Contains("Held fixed: batch=1, heads=1"));
+  // naive moves N^2 terms: more bytes than flash2 at every N.
+  for (std::size_t i = 0; i < 4; ++i) CHECK(c.series[0].points[i].second > c.series[2].points[i].second);
+  const std::string svg = render_svg(c);
+  require_svg(svg);
+  CHECK(count(svg, "<polyline") == 3);
+  CHECK_THAT(svg, Contains("HBM traffic (bytes)"));
+  CHECK_THAT(svg, Contains("N (sequence length)"));
+}
+
+TEST_CASE("block-size: bytes against Bc; time on a second axis only when the sweep has it", "[plot]") {
+  const SweepTable rows = read_table(kSweeps + "block_size.csv");
+  const Chart c = make_figure(Figure::block_size, rows, "block_size.csv");
+  REQUIRE(c.series.size() == 2);
+  CHECK_FALSE(c.y2.has_value());
+  CHECK_THAT(c.subtitle, Contains("time: not in this sweep"));
+  CHECK_THAT(c.x.title, Contains("Bc"));
+  // flash1 re-reads Q and O once per key block: fewer bytes as Bc grows.
+  const auto& f1 = c.series[0].points;
+  for (std::size_t i = 1; i < f1.size(); ++i) CHECK(f1[i].second < f1[i - 1].second);
+
+  SweepTable timed;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    FlatRow row;
+    for (const std::string& col : rows.columns())
+      if (!rows.at(r, col).is_null()) row.set(col, rows.at(r, col));
+    row.set("time.seconds", 1e-5 * static_cast<double>(r + 1));
+    timed.add(row);
+  }
+  const Chart t = make_figure(Figure::block_size, timed, "timed.csv");
+  REQUIRE(t.series.size() == 4);
+  REQUIRE(t.y2.has_value());
+  CHECK(t.series[2].right_axis);
+  const std::string svg = render_svg(t);
+  require_svg(svg);
+  CHECK_THAT(svg, Contains("predicted time (µs)"));
+
+  CHECK_THAT(error_of([&] { make_figure(Figure::block_size, read_table(kSweeps + "bytes_vs_n.csv"), "n.csv"); }),
+             Contains("n.csv: Br and Bc do not vary within any algorithm"));
+}
+
+TEST_CASE("roofline: the device's roof, its ridge, each run on the roof without time", "[plot]") {
+  const SweepTable rows = read_table(kSweeps + "bytes_vs_n.csv");
+  const Chart c = make_figure(Figure::roofline, rows, "bytes_vs_n.csv");
+  const DeviceSpec h100 = load_device("h100");
+  const double ridge = h100.matmul_flops(DType::fp16) / h100.hbm_bandwidth;
+  REQUIRE(c.labels.size() == 1);
+  CHECK(c.labels[0].x == Approx(ridge));
+  CHECK_THAT(c.labels[0].text, Contains("ridge: 295 FLOP/B"));
+  CHECK_THAT(c.subtitle, Contains("no time.seconds"));
+  REQUIRE(c.series.size() == 4);  // the roof and naive, flash1, flash2
+  for (std::size_t s = 1; s < 4; ++s)
+    for (auto [x, y] : c.series[s].points) CHECK(y == Approx(std::min(h100.matmul_flops(DType::fp16), x * h100.hbm_bandwidth)));
+  require_svg(render_svg(c));
+
+  const Chart a = make_figure(Figure::roofline, rows, "bytes_vs_n.csv", "a100");
+  const DeviceSpec a100 = load_device("a100");
+  CHECK(a.labels[0].x == Approx(a100.matmul_flops(DType::fp16) / a100.hbm_bandwidth));
+}
+
+TEST_CASE("fasim plot: sweep, then plot; bad input is one error line", "[plot][cli]") {
+  ScratchDir dir;
+  const std::string csv = dir.file("x.csv"), jsonl = dir.file("x.jsonl"), svg = dir.file("x.svg");
+  REQUIRE(run_fasim({"sweep", "--N", "256:1024:x2", "--algo", "naive,flash2", "--out", csv}).exit_code == 0);
+  auto r = run_fasim({"plot", csv, "--figure", "bytes-vs-n", "--out", svg});
+  INFO(r.describe());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.empty());
+  const std::string text = read_text(svg);
+  require_svg(text);
+  CHECK(count(text, "<polyline") == 2);
+
+  REQUIRE(run_fasim({"sweep", "--N", "512", "--br", "16:64:x2", "--algo", "flash1", "--out", jsonl}).exit_code == 0);
+  r = run_fasim({"plot", jsonl, "--figure", "block-size"});  // SVG on stdout
+  REQUIRE(r.exit_code == 0);
+  require_svg(r.out);
+  REQUIRE(run_fasim({"plot", jsonl, "--figure", "roofline", "--device", "h200", "--out", svg}).exit_code == 0);
+
+  auto error = [](const fasim::test::ProcessResult& p, const std::string& part) {
+    INFO(p.describe());
+    CHECK(p.exit_code == 2);
+    CHECK(p.out.empty());
+    CHECK(p.err.rfind("fasim: error: ", 0) == 0);
+    CHECK(std::count(p.err.begin(), p.err.end(), '\n') == 1);
+    CHECK_THAT(p.err, Contains(part));
+  };
+  error(run_fasim({"plot", csv, "--figure", "pie", "--out", svg}), "unknown figure 'pie'");
+  error(run_fasim({"plot", dir.file("none.csv"), "--figure", "roofline"}), "cannot read '");
+  error(run_fasim({"plot", kSweeps + "bad_row.csv", "--figure", "bytes-vs-n", "--out", dir.file("b.svg")}),
+        "bad_row.csv:3:");
+  error(run_fasim({"plot", csv, "--figure", "roofline", "--device", "nosuch"}), "nosuch");
+  CHECK(dir.entries() == std::vector<std::string>{"x.csv", "x.jsonl", "x.svg"});
+}
