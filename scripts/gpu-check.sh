@@ -6,8 +6,10 @@
 #
 #   scripts/gpu-check.sh                 configure, build (ninja -j16), test
 #   scripts/gpu-check.sh --prepare-carry on the development machine: build
-#       fasim_cuda_tests with the cuda preset and copy it, with the shared
-#       libraries the GPU machine lacks (toml++), to build/gpu-carry
+#       fasim_cuda_tests and the fasim CLI with the cuda preset and copy them,
+#       with the shared libraries the GPU machine lacks (toml++) and CUPTI's
+#       libraries (libcupti, libnvperf_host/target, packed in cupti-libs.tar.gz:
+#       fasim opens them at run time), to build/gpu-carry
 #
 # If the GPU machine cannot build (the lent machines have nvcc and cmake but
 # not the Debian packages: toml++, Catch2, ...), the test runs the prebuilt
@@ -15,14 +17,24 @@
 #
 # Each stage is a function that appends to $OUT/summary.md; later stages
 # (CUPTI measurements, sweeps) are added the same way, after step_test.
+# step_compare runs `fasim compare` (simulator vs GPU: HBM, L2, DRAM bytes,
+# time) and writes compare.txt (tables and the sweeps' progress), compare.csv
+# (the long-form sweep) and compare-extra.csv (64 x 64 tiles, warm L2). $OUT holds at most 8 files: keep it that way.
 # Exit status: 0 if every stage that ran passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 CARRY=build/gpu-carry
 if [ "${1:-}" = "--prepare-carry" ]; then
-  cmake --preset cuda >/dev/null && cmake --build build/cuda --target fasim_cuda_tests || exit 1
-  rm -rf "$CARRY" && mkdir -p "$CARRY" && cp build/cuda/bin/fasim_cuda_tests "$CARRY"/
-  ldd build/cuda/bin/fasim_cuda_tests | awk '/tomlplusplus/ {print $3}' | xargs -r -I{} cp -L {} "$CARRY"/
+  cmake --preset cuda >/dev/null && cmake --build build/cuda --target fasim_cuda_tests fasim || exit 1
+  rm -rf "$CARRY" && mkdir -p "$CARRY" && cp build/cuda/bin/fasim_cuda_tests build/cuda/bin/fasim "$CARRY"/
+  ldd build/cuda/bin/fasim_cuda_tests build/cuda/bin/fasim | awk '/tomlplusplus/ {print $3}' | sort -u |
+    xargs -r -I{} cp -L {} "$CARRY"/
+  cupti_dir=$(dirname "$(grep -m1 '^CUDA_cupti_LIBRARY:' build/cuda/CMakeCache.txt | cut -d= -f2)")
+  if [ -f "$cupti_dir/libcupti.so.13" ]; then
+    tar -C "$cupti_dir" -czf "$CARRY/cupti-libs.tar.gz" --dereference libcupti.so.13 libnvperf_host.so libnvperf_target.so
+  else
+    echo "warning: no libcupti.so.13 in '$cupti_dir'; the GPU machine's own CUPTI will be used" >&2
+  fi
   echo "prepared $CARRY: $(ls "$CARRY" | tr '\n' ' ')($(du -sh "$CARRY" | cut -f1)); carry it to the GPU machine"
   exit 0
 fi
@@ -32,6 +44,7 @@ mkdir -p "$OUT"
 SUMMARY="$OUT/summary.md"
 JOBS=${JOBS:-16}
 BIN=""
+FASIM=""
 status=0
 
 note() { echo "$*" | tee -a "$SUMMARY"; }
@@ -53,9 +66,11 @@ step_build() {
   if cmake --preset cuda >"$OUT/build.log" 2>&1 &&
      cmake --build build/cuda --target fasim_cuda_tests -- -j"$JOBS" >>"$OUT/build.log" 2>&1; then
     BIN=build/cuda/bin/fasim_cuda_tests
+    cmake --build build/cuda --target fasim -- -j"$JOBS" >>"$OUT/build.log" 2>&1 && FASIM=build/cuda/bin/fasim
     note "- build: cuda preset, $((SECONDS - start)) s, $(grep -ci 'warning' "$OUT/build.log") lines mentioning warnings"
   elif [ -n "${FASIM_PREBUILT:-}" ] && [ -x "$FASIM_PREBUILT/fasim_cuda_tests" ]; then
     BIN="$FASIM_PREBUILT/fasim_cuda_tests"
+    [ -x "$FASIM_PREBUILT/fasim" ] && FASIM="$FASIM_PREBUILT/fasim"
     export LD_LIBRARY_PATH="$FASIM_PREBUILT${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     note "- build: failed here ($(grep -m1 -iE 'error|could not find' "$OUT/build.log" | cut -c1-160)); using prebuilt $BIN"
   else
@@ -63,6 +78,20 @@ step_build() {
     tail -30 "$OUT/build.log"
     status=1
   fi
+}
+
+# CUPTI for the hardware counters: the carried libraries (the version fasim was
+# built with) first, then the toolkit's own folders.
+step_cupti() {
+  local dirs="" d
+  if [ -f "$FASIM_PREBUILT/cupti-libs.tar.gz" ]; then
+    mkdir -p /tmp/fasim-cupti && tar -C /tmp/fasim-cupti -xzf "$FASIM_PREBUILT/cupti-libs.tar.gz" && dirs=/tmp/fasim-cupti
+  fi
+  for d in /usr/local/cuda/extras/CUPTI/lib64 /usr/local/cuda/lib64; do
+    [ -d "$d" ] && dirs="${dirs:+$dirs:}$d"
+  done
+  export LD_LIBRARY_PATH="${dirs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  note "- CUPTI search path: ${dirs:-none}"
 }
 
 step_test() {
@@ -81,8 +110,52 @@ step_test() {
   [ "$rc" -eq 0 ] || status=1
 }
 
+# Simulator vs GPU. The profile of the GPU is picked automatically (h100 or
+# h200). Two configurations in full (tables and JSON), at 1 head and at 16
+# heads (tables), then the long-form sweep: naive/flash1/flash2 x fp32/fp16 x N 1024,
+# 4096 x d 64, 128 (one head, cold L2).
+step_compare() {
+  [ -n "$FASIM" ] || { note "- compare: no fasim binary; skipped"; return 0; }
+  local start=$SECONDS rc algo heads
+  : >"$OUT/compare.txt"
+  # `fasim gpu run` alone: the summary once, and the JSON once.
+  "$FASIM" gpu run --algo flash2 --dtype fp16 --N 4096 --d 64 --heads 16 >>"$OUT/compare.txt" 2>&1 || status=1
+  "$FASIM" gpu run --algo naive --dtype fp16 --N 1024 --d 64 --json --no-numerics >>"$OUT/compare.txt" 2>&1 || status=1
+  echo >>"$OUT/compare.txt"
+  for heads in 1 16; do
+    for algo in flash2 naive; do
+      "$FASIM" compare --algo "$algo" --dtype fp16 --N 4096 --d 64 --heads "$heads" >>"$OUT/compare.txt" 2>&1
+      rc=$?
+      echo "(exit $rc)" >>"$OUT/compare.txt"
+      echo >>"$OUT/compare.txt"
+      [ "$rc" -eq 0 ] || status=1
+    done
+  done
+  "$FASIM" compare --sweep --algo naive,flash1,flash2 --dtype fp32,fp16 --N 1024,4096 --d 64,128 \
+    --out "$OUT/compare.csv" >>"$OUT/compare.txt" 2>&1
+  rc=$?
+  [ "$rc" -eq 0 ] || status=1
+  # The points whose default tiles need more shared memory than the fp32
+  # kernels have, at 64 x 64 tiles; and warm L2 beside cold. One more CSV.
+  "$FASIM" compare --sweep --algo flash1,flash2 --dtype fp32,fp16 --N 1024,4096 --d 128 --br 64 --bc 64 \
+    --out "$OUT/extra-tiles.csv" >>"$OUT/compare.txt" 2>&1 || status=1
+  "$FASIM" compare --sweep --algo naive,flash2 --dtype fp16 --N 4096 --d 64 --heads 1,16 --l2 cold,warm \
+    --out "$OUT/extra-l2.csv" >>"$OUT/compare.txt" 2>&1 || status=1
+  { cat "$OUT/extra-tiles.csv" 2>/dev/null; tail -n +2 "$OUT/extra-l2.csv" 2>/dev/null; } >"$OUT/compare-extra.csv"
+  rm -f "$OUT/extra-tiles.csv" "$OUT/extra-l2.csv"
+  note "- fasim compare: $((SECONDS - start)) s, sweep exit $rc, $(($(wc -l <"$OUT/compare.csv" 2>/dev/null || echo 1) - 1)) CSV rows, $(($(wc -l <"$OUT/compare-extra.csv") - 1)) more in compare-extra.csv"
+  {
+    echo
+    echo '```'
+    cat "$OUT/compare.txt"
+    echo '```'
+  } >>"$SUMMARY"
+}
+
 step_device
 step_build
+step_cupti
 step_test
+step_compare
 cat "$SUMMARY"
 exit "$status"

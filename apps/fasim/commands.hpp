@@ -19,5 +19,9 @@ Action add_devices(CLI::App& app);
 Action add_sweep(CLI::App& app);
 /// @brief `fasim plot`: an SVG figure drawn from a sweep file.
 Action add_plot(CLI::App& app);
+/// @brief `fasim gpu run`: one forward pass measured on the GPU (needs FASIM_CUDA).
+Action add_gpu(CLI::App& app);
+/// @brief `fasim compare`: simulator prediction beside GPU measurement (needs FASIM_CUDA).
+Action add_compare(CLI::App& app);
 
 }  // namespace fasim::cli

@@ -1,0 +1,424 @@
+// `fasim compare`: the simulator's prediction (counting only) beside the GPU's
+// measurement of the same configuration, one row per quantity: HBM requests
+// (the kernel's own counters; must be exact), L2 reads and writes the SMs
+// asked for, DRAM reads and writes (CUPTI), and time (median of unprofiled
+// runs). `--sweep` runs every point of a grid and writes long-form CSV.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "fasim/atomic_file.hpp"
+#include "fasim/error.hpp"
+#include "fasim/format.hpp"
+#include "fasim/simulation.hpp"
+#include "fasim/sweep.hpp"
+#include "fasim/tiling.hpp"
+#include "run_options.hpp"
+
+#if FASIM_HAVE_CUDA
+#include "fasim/cuda/measure.hpp"
+#endif
+
+namespace fasim::cli {
+
+// Defined in cmd_gpu.cpp.
+void require_gpu();
+RunConfig resolve_for_gpu(const RunFlags& f, std::string& note);
+
+namespace {
+
+struct CompareArgs {
+  // Axes: one value each, or (with --sweep) lists and ranges as `fasim sweep` takes them.
+  std::string algo, dtype, N, d, batch, heads, br, bc, l2;
+  std::string device, scenario, out;
+  std::uint64_t seed = 0;
+  std::int64_t row = 0;
+  bool no_numerics = false, double_buffer = false, json = false, sweep = false;
+  int runs = 20;
+};
+
+/// The metrics of a comparison, in print order, with their CSV names.
+struct MetricDef {
+  const char* id;     // CSV `metric`
+  const char* label;  // table
+};
+constexpr MetricDef kMetrics[] = {
+    {"hbm_read_bytes", "HBM read bytes (requests)"}, {"hbm_write_bytes", "HBM write bytes (requests)"},
+    {"l2_read_bytes", "L2 read bytes"},               {"l2_write_bytes", "L2 write bytes"},
+    {"dram_read_bytes", "DRAM read bytes"},           {"dram_write_bytes", "DRAM write bytes"},
+    {"time_s", "time (s)"}};
+
+struct Row {
+  const MetricDef* def;
+  double predicted = 0;
+  std::optional<double> measured;  // unset: counters unavailable
+  bool exact_required = false;     // HBM rows: must be equal
+  bool exact() const { return measured && *measured == predicted; }
+  std::optional<double> error_pct() const {
+    if (!measured || *measured == 0) return std::nullopt;
+    return (predicted - *measured) / *measured * 100;
+  }
+};
+
+// One value of each axis for a point; resolve() reads them through RunFlags
+// (it asks the app which flags were given, and they have the same names here).
+struct Point {
+  std::string algo, dtype, l2;
+  std::int64_t N = 0, d = 0, batch = 0, heads = 0, br = 0, bc = 0;
+};
+
+// Every point of the grid (one point without --sweep). Axes not given get a
+// placeholder that resolve() ignores. Order: algo, dtype, batch, heads, d, br,
+// bc, N, l2 (the last varies fastest).
+std::vector<Point> grid(const CompareArgs& a, const CLI::App& sub) {
+  auto given = [&](const char* flag) { return sub.count(flag) > 0; };
+  auto ints = [&](const char* flag, const std::string& text) -> std::vector<std::int64_t> {
+    return given(flag) ? parse_int_axis(flag, text) : std::vector<std::int64_t>{0};
+  };
+  std::vector<std::string> algos{""}, dtypes{""}, l2s{""};
+  if (given("--algo")) {
+    algos.clear();
+    for (Algo x : parse_algo_axis("--algo", a.algo)) algos.emplace_back(name(x));
+  }
+  if (given("--dtype")) {
+    dtypes.clear();
+    for (DType x : parse_dtype_axis("--dtype", a.dtype)) dtypes.emplace_back(name(x));
+  }
+  if (given("--l2")) {
+    l2s = parse_name_list("--l2", a.l2);
+    for (const std::string& s : l2s)
+      if (s != "cold" && s != "warm") throw UserError("unknown L2 start '" + s + "'; use --l2 cold or --l2 warm");
+  }
+  const auto N = ints("--N", a.N), d = ints("--d", a.d), batch = ints("--batch", a.batch),
+             heads = ints("--heads", a.heads), br = ints("--br", a.br), bc = ints("--bc", a.bc);
+  if (!a.sweep) {
+    const std::pair<const char*, std::size_t> counts[] = {
+        {"--algo", algos.size()}, {"--dtype", dtypes.size()}, {"--l2", l2s.size()},    {"--N", N.size()},
+        {"--d", d.size()},        {"--batch", batch.size()},  {"--heads", heads.size()}, {"--br", br.size()},
+        {"--bc", bc.size()}};
+    for (const auto& [flag, count] : counts)
+      if (count != 1)
+        throw UserError(std::string(flag) + " has " + std::to_string(count) +
+                        " values; add --sweep to compare every point (CSV), or give one value");
+  }
+  std::vector<Point> points;
+  for (const auto& al : algos)
+    for (const auto& dt : dtypes)
+      for (auto b : batch)
+        for (auto h : heads)
+          for (auto dd : d)
+            for (auto r : br)
+              for (auto c : bc)
+                for (auto n : N)
+                  for (const auto& l : l2s) {
+                    points.push_back({al, dt, l, n, dd, b, h, r, c});
+                    if (points.size() > kMaxSweepPoints)
+                      throw UserError("the sweep has more than " + std::to_string(kMaxSweepPoints) +
+                                      " points; use fewer values");
+                  }
+  return points;
+}
+
+#if FASIM_HAVE_CUDA
+
+std::string utc_date() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
+std::string number(double v) {
+  if (v == std::floor(v) && std::abs(v) < 9e15) return std::to_string(static_cast<long long>(v));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+RunFlags flags_for(const CompareArgs& a, CLI::App* sub, const Point& p) {
+  RunFlags f;
+  f.app = sub;
+  f.algo = p.algo;
+  f.dtype = p.dtype;
+  f.l2 = p.l2;
+  f.N = p.N;
+  f.d = p.d;
+  f.batch = p.batch;
+  f.heads = p.heads;
+  f.br = p.br;
+  f.bc = p.bc;
+  f.device = a.device;
+  f.scenario = a.scenario;
+  f.seed = a.seed;
+  f.row = a.row;
+  f.no_numerics = a.no_numerics;
+  f.double_buffer = a.double_buffer;
+  return f;
+}
+
+struct Comparison {
+  RunConfig config;
+  std::string note;
+  cuda::Measurement measured;
+  std::vector<Row> rows;
+  double predicted_seconds = 0;
+  std::string predicted_bound;
+  bool hbm_exact() const { return rows[0].exact() && rows[1].exact(); }
+};
+
+Comparison compare_point(const RunFlags& f, int runs) {
+  Comparison cmp;
+  cmp.config = resolve_for_gpu(f, cmp.note);
+  const RunConfig& c = cmp.config;
+  validate(c.workload, c.mapping, c.device);
+  Simulation sim(c.device, c.workload, c.mapping, {.numerics = false, .seed = c.options.seed, .l2 = c.options.l2});
+  sim.run();
+  cuda::MeasureOptions options;
+  options.timed_runs = runs;
+  options.check = c.options.numerics;
+  cmp.measured = cuda::measure(c.device, c.workload, c.mapping, c.options.l2, c.options.seed, options);
+  const cuda::Measurement& m = cmp.measured;
+
+  const Traffic hbm = sim.ledger().hbm_total(), own = m.own_total();
+  const CacheTraffic cache = sim.ledger().cache_total();
+  auto hw = [&](double (*get)(const cuda::HwCounters&)) -> std::optional<double> {
+    if (!m.hw) return std::nullopt;
+    return get(*m.hw);
+  };
+  cmp.rows = {
+      {&kMetrics[0], static_cast<double>(hbm.read_bytes), static_cast<double>(own.read_bytes), true},
+      {&kMetrics[1], static_cast<double>(hbm.write_bytes), static_cast<double>(own.write_bytes), true},
+      {&kMetrics[2], static_cast<double>(cache.l2_read_bytes), hw([](const cuda::HwCounters& h) { return h.l2_read_bytes(); })},
+      {&kMetrics[3], static_cast<double>(cache.l2_write_bytes), hw([](const cuda::HwCounters& h) { return h.l2_write_bytes(); })},
+      {&kMetrics[4], static_cast<double>(cache.dram_read_bytes), hw([](const cuda::HwCounters& h) { return h.dram_read_bytes; })},
+      {&kMetrics[5], static_cast<double>(cache.dram_write_bytes), hw([](const cuda::HwCounters& h) { return h.dram_write_bytes; })},
+      {&kMetrics[6], sim.time().seconds, m.time.median_s}};
+  cmp.predicted_seconds = sim.time().seconds;
+  cmp.predicted_bound = std::string(name(sim.time().bound));
+  return cmp;
+}
+
+std::string pad(const std::string& s, std::size_t width, bool right = true) {
+  if (s.size() >= width) return s;
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+std::string show(const Row& r, double v) {
+  if (r.def == &kMetrics[6]) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3f us", v * 1e6);
+    return buf;
+  }
+  return with_commas(static_cast<std::int64_t>(std::llround(v)));
+}
+
+std::string error_text(const Row& r) {
+  if (!r.measured) return "n/a";
+  if (r.exact_required) {
+    if (r.exact()) return "exact";
+    const double diff = r.predicted - *r.measured;
+    return (diff > 0 ? "+" : "") + with_commas(static_cast<std::int64_t>(diff)) + " B DIFFERS";
+  }
+  const auto e = r.error_pct();
+  if (!e) return r.predicted == 0 ? "exact" : "n/a (measured 0)";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", *e);
+  return buf;
+}
+
+void print_table(std::ostream& os, const Comparison& cmp) {
+  const RunConfig& c = cmp.config;
+  const Workload& w = c.workload;
+  const cuda::Measurement& m = cmp.measured;
+  os << "fasim compare: " << name(c.mapping.algo) << " " << name(w.dtype) << ", batch " << w.batch << " x heads "
+     << w.heads << ", N " << w.N << ", d " << w.d << ", Br " << c.mapping.br << ", Bc " << c.mapping.bc << ", L2 "
+     << cuda::l2_start_name(m.l2) << "\n";
+  os << "  predicted  fasim on " << c.device.name << " (" << c.device.description << "), counting only, "
+     << cmp.predicted_bound << "-bound\n";
+  os << "  measured   " << m.gpu.description << ", driver " << m.gpu.driver << ", kernel "
+     << static_cast<int>(m.version) << " (" << cuda::name(m.version) << ")\n";
+  if (!cmp.note.empty()) os << "  " << cmp.note << "\n";
+  os << "\n  " << pad("quantity", 28, false) << pad("predicted", 20) << pad("measured", 20) << pad("error", 18) << "\n";
+  for (const Row& r : cmp.rows)
+    os << "  " << pad(r.def->label, 28, false) << pad(show(r, r.predicted), 20)
+       << pad(r.measured ? show(r, *r.measured) : "n/a", 20) << pad(error_text(r), 18) << "\n";
+  os << "\n  error = (predicted - measured) / measured. HBM: the kernel's own counters, which must equal the\n"
+        "  simulator's exactly. L2: sectors the SMs asked for x 32 B (lts__t_sectors_srcunit_tex). DRAM:\n"
+        "  dram__bytes; written data still in L2 at the end is in neither. Time: median of "
+     << m.time.runs << " unprofiled runs\n  (min " << show(cmp.rows[6], m.time.min_s) << ", max "
+     << show(cmp.rows[6], m.time.max_s) << ").\n";
+  if (!m.hw) os << "  hardware counters unavailable: " << m.hw_unavailable << "\n";
+  if (m.checked) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "  GPU output: max abs error %.2e, max rel error %.2e against an fp64 reference\n",
+                  m.max_abs_error, m.max_rel_error);
+    os << buf;
+  }
+}
+
+nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
+  const RunConfig& c = cmp.config;
+  const cuda::Measurement& m = cmp.measured;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const Row& r : cmp.rows) {
+    nlohmann::json j = {{"metric", r.def->id}, {"quantity", r.def->label}, {"predicted", r.predicted}};
+    j["measured"] = r.measured ? nlohmann::json(*r.measured) : nlohmann::json(nullptr);
+    const auto e = r.error_pct();
+    j["error_pct"] = e ? nlohmann::json(*e) : nlohmann::json(nullptr);
+    if (r.exact_required) j["exact"] = r.exact();
+    rows.push_back(j);
+  }
+  return {{"device", c.device.name},
+          {"gpu", m.gpu.name},
+          {"driver", m.gpu.driver},
+          {"date", date},
+          {"workload",
+           {{"batch", c.workload.batch}, {"heads", c.workload.heads}, {"N", c.workload.N}, {"d", c.workload.d},
+            {"dtype", std::string(name(c.workload.dtype))}}},
+          {"mapping", {{"algo", std::string(name(c.mapping.algo))}, {"br", c.mapping.br}, {"bc", c.mapping.bc}}},
+          {"kernel", {{"version", static_cast<int>(m.version)}, {"name", std::string(cuda::name(m.version))}}},
+          {"l2_mode", std::string(cuda::l2_start_name(m.l2))},
+          {"hbm_exact", cmp.hbm_exact()},
+          {"predicted_bound", cmp.predicted_bound},
+          {"rows", rows},
+          {"measurement", cuda::to_json(m)}};
+}
+
+void write_csv_rows(std::ostream& os, const Comparison& cmp, const std::string& date) {
+  const RunConfig& c = cmp.config;
+  const Workload& w = c.workload;
+  const std::string prefix = csv_cell(cmp.measured.gpu.name) + "," + csv_cell(cmp.measured.gpu.driver) + "," + date +
+                             "," + std::string(name(c.mapping.algo)) + "," + std::string(name(w.dtype)) + "," +
+                             std::to_string(w.batch) + "," + std::to_string(w.heads) + "," + std::to_string(w.N) +
+                             "," + std::to_string(w.d) + "," + std::to_string(c.mapping.br) + "," +
+                             std::to_string(c.mapping.bc) + "," + std::string(cuda::l2_start_name(cmp.measured.l2));
+  for (const Row& r : cmp.rows)
+    os << prefix << "," << r.def->id << "," << number(r.predicted) << "," << (r.measured ? number(*r.measured) : "")
+       << "\n";
+}
+
+std::string describe(const RunConfig& c) {
+  const Workload& w = c.workload;
+  return std::string(name(c.mapping.algo)) + " " + std::string(name(w.dtype)) + " B=" + std::to_string(w.batch) +
+         " H=" + std::to_string(w.heads) + " N=" + std::to_string(w.N) + " d=" + std::to_string(w.d) +
+         " Br=" + std::to_string(c.mapping.br) + " Bc=" + std::to_string(c.mapping.bc) + " L2 " +
+         (c.options.l2 == L2Start::warm ? "warm" : "cold");
+}
+
+int run_sweep(const CompareArgs& a, CLI::App* sub, const std::vector<Point>& points) {
+  std::optional<AtomicFile> file;
+  if (!a.out.empty()) file.emplace(a.out);  // an unwritable path fails now, before any GPU work
+  std::ostream& os = file ? file->stream() : std::cout;
+  os << "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured\n";
+  const std::string date = utc_date();
+  int status = 0;
+  std::size_t done = 0, skipped = 0;
+  for (const Point& p : points) {
+    ++done;
+    const RunFlags f = flags_for(a, sub, p);
+    try {
+      const Comparison cmp = compare_point(f, a.runs);
+      write_csv_rows(os, cmp, date);
+      const auto t = cmp.rows[6].error_pct();
+      char line[64];
+      std::snprintf(line, sizeof line, "time %+.1f%%", t ? *t : 0.0);
+      std::cerr << "[" << done << "/" << points.size() << "] " << describe(cmp.config) << ": HBM "
+                << (cmp.hbm_exact() ? "exact" : "DIFFERS") << ", " << line
+                << (cmp.measured.hw ? "" : ", no hardware counters") << "\n";
+      if (!cmp.hbm_exact() || !cmp.measured.hw) status = 1;
+    } catch (const UserError& e) {  // a point this GPU or kernel cannot run: say so, go on
+      ++skipped;
+      std::cerr << "[" << done << "/" << points.size() << "] skipped: " << e.what() << "\n";
+    }
+  }
+  if (file) file->commit();
+  if (skipped == points.size()) throw UserError("no point of the sweep could run (see the lines above)");
+  return status;
+}
+
+#endif  // FASIM_HAVE_CUDA
+
+}  // namespace
+
+Action add_compare(CLI::App& app) {
+  auto a = std::make_shared<CompareArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "compare", "Predict with the simulator and measure on the GPU, side by side: HBM, L2, DRAM bytes and time");
+  const char* ints = "; with --sweep also 512,1024 or 512:16384:x2 or 16:128:+16";
+  sub->add_option("--algo", a->algo, "Algorithm: naive | flash1 | flash2 (default flash2); with --sweep a list");
+  sub->add_option("--N", a->N, std::string("Sequence length N (default 1024)") + ints);
+  sub->add_option("--d", a->d, std::string("Head dimension d (default 64)") + ints);
+  sub->add_option("--batch", a->batch, std::string("Batch size (default 1)") + ints);
+  sub->add_option("--heads", a->heads, std::string("Heads (default 1)") + ints);
+  sub->add_option("--dtype", a->dtype, "Storage type: fp32 | fp16 | bf16 (default fp16); with --sweep a list");
+  sub->add_option("--br", a->br, std::string("Br, query rows per tile (default: largest power of two <= 128 that fits)") + ints);
+  sub->add_option("--bc", a->bc, std::string("Bc, key/value rows per tile (default: as Br)") + ints);
+  sub->add_option("--device", a->device, "Simulated device: name or .toml (default: the profile of this GPU)");
+  sub->add_option("--scenario", a->scenario, "TOML file with the same settings; flags override it");
+  sub->add_option("--seed", a->seed, "Seed of the random inputs (default 1)");
+  sub->add_flag("--no-numerics", a->no_numerics, "Do not check the GPU's output against the fp64 reference");
+  sub->add_option("--l2", a->l2, "L2 at the start: cold (flushed) | warm (default cold); with --sweep a list");
+  sub->add_flag("--double-buffer", a->double_buffer, "Simulate loads of the next K/V tile overlapping compute");
+  sub->add_option("--row", a->row, "Accepted for the same flags as `fasim run`; unused");
+  sub->add_flag("--json", a->json, "Print one JSON object (not with --sweep)");
+  sub->add_flag("--sweep", a->sweep, "Compare every point of the grid the lists and ranges span; write long-form CSV");
+  sub->add_option("--out", a->out, "With --sweep: write the CSV to FILE (default: stdout)");
+  sub->add_option("--runs", a->runs, "Timed runs per point; the time is their median (default 20, at least 20)")
+      ->check(CLI::Range(20, 100000));
+  sub->footer(
+      "Rows: HBM read/write bytes (the kernel's own counters; must equal the simulator exactly, else exit 1),\n"
+      "L2 read/write bytes (CUPTI lts__t_sectors_srcunit_tex x 32 B), DRAM read/write bytes (dram__bytes),\n"
+      "time (median of unprofiled runs). error = (predicted - measured) / measured.\n"
+      "CSV columns (--sweep): device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured\n"
+      "with metric one of hbm_read_bytes, hbm_write_bytes, l2_read_bytes, l2_write_bytes, dram_read_bytes,\n"
+      "dram_write_bytes, time_s. Exit 0: HBM exact everywhere; 1: a difference, no counters, or a GPU failure.");
+
+  return [a, sub]() -> int {
+    if (a->json && a->sweep) throw UserError("--json and --sweep do not go together; --sweep writes CSV");
+    if (!a->out.empty() && !a->sweep) throw UserError("--out goes with --sweep; without it the table goes to stdout");
+    const std::vector<Point> points = grid(*a, *sub);  // bad flags: exit 2 before anything runs
+    require_gpu();
+#if FASIM_HAVE_CUDA
+    try {
+      if (a->sweep) return run_sweep(*a, sub, points);
+      const Comparison cmp = compare_point(flags_for(*a, sub, points.front()), a->runs);
+      if (a->json)
+        std::cout << comparison_json(cmp, utc_date()).dump(2) << "\n";
+      else
+        print_table(std::cout, cmp);
+      if (!cmp.hbm_exact()) {
+        std::cerr << "fasim: error: the kernel's own HBM counters differ from the simulator's Ledger\n";
+        return 1;
+      }
+      return cmp.measured.hw ? 0 : 1;
+    } catch (const UserError&) {
+      throw;
+    } catch (const std::exception& e) {  // a CUDA failure: not the user's input
+      std::cerr << "fasim: error: " << e.what() << "\n";
+      return 1;
+    }
+#else
+    (void)points;
+    return 2;
+#endif
+  };
+}
+
+}  // namespace fasim::cli

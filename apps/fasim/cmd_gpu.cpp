@@ -1,0 +1,203 @@
+// `fasim gpu run`: run one attention forward pass on the GPU with the
+// simulator's shape, tiles and inputs, and print what was measured: the
+// kernel's own HBM byte counters, the CUPTI hardware counters (DRAM, L2,
+// global loads/stores), the median time, TFLOP/s and the error against an
+// fp64 reference. A fasim built without CUDA keeps the command and says so.
+#include <cctype>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "commands.hpp"
+#include "fasim/error.hpp"
+#include "fasim/format.hpp"
+#include "fasim/scenario.hpp"
+#include "fasim/tiling.hpp"
+#include "run_options.hpp"
+
+#if FASIM_HAVE_CUDA
+#include "fasim/cuda/measure.hpp"
+#endif
+
+namespace fasim::cli {
+
+// ---- shared with cmd_compare.cpp (declared there) ---------------------------
+
+/// Throws UserError (exit 2) when this build or this machine cannot run the
+/// GPU commands: no CUDA in the build, or no usable GPU (the reason).
+void require_gpu() {
+#if FASIM_HAVE_CUDA
+  if (auto why = cuda::gpu_unavailable()) throw UserError(*why);
+#else
+  throw UserError(
+      "this fasim was built without CUDA (FASIM_CUDA=OFF); rebuild with the cuda preset: "
+      "cmake --preset cuda && cmake --build --preset cuda");
+#endif
+}
+
+/// resolve(), then, if neither --device nor the scenario names a device, the
+/// built-in profile of the GPU in use (h100, h200, a100), with that profile's
+/// default tiles unless tiles were given. `note` says which profile and why.
+RunConfig resolve_for_gpu(const RunFlags& f, std::string& note) {
+  RunConfig c = resolve(f);
+  note.clear();
+#if FASIM_HAVE_CUDA
+  Scenario sc;
+  if (f.given("--scenario")) sc = load_scenario(f.scenario);
+  if (f.given("--device") || sc.device) return c;
+  const std::string gpu = cuda::gpu_info().name;
+  std::string pick;
+  for (const char* known : {"H200", "H100", "A100"})
+    if (gpu.find(known) != std::string::npos) {
+      pick = known;
+      for (char& ch : pick) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      break;
+    }
+  if (pick.empty()) {
+    note = "simulated device: " + c.device.name + " (no built-in profile for " + gpu + "; --device FILE.toml to describe it)";
+    return c;
+  }
+  if (pick != c.device.name) {
+    c.device = load_device(pick);
+    if (!(f.given("--br") || f.given("--bc") || sc.br || sc.bc)) {
+      const bool double_buffer = c.mapping.double_buffer;
+      c.mapping = default_tiles(c.mapping.algo, c.workload, c.device);
+      c.mapping.double_buffer = double_buffer;
+    }
+  }
+  note = "simulated device: " + pick + ", the profile of this GPU (--device to choose another)";
+#endif
+  return c;
+}
+
+namespace {
+
+struct GpuArgs {
+  RunFlags flags;
+  bool json = false;
+  int runs = 20;
+};
+
+#if FASIM_HAVE_CUDA
+std::string pad(const std::string& s, std::size_t width, bool right = true) {
+  if (s.size() >= width) return s;
+  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
+}
+
+std::string bytes(double b) { return with_commas(static_cast<std::int64_t>(b + 0.5)) + " B"; }
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+void print_measurement(std::ostream& os, const RunConfig& c, const cuda::Measurement& m, const std::string& note) {
+  const Workload& w = c.workload;
+  os << "fasim gpu run: " << name(c.mapping.algo) << " on " << m.gpu.description << ", driver " << m.gpu.driver
+     << "\n";
+  os << "  kernel    " << static_cast<int>(m.version) << " (" << cuda::name(m.version) << ")\n";
+  os << "  workload  batch " << w.batch << " x heads " << w.heads << ", N " << w.N << ", d " << w.d << ", "
+     << name(w.dtype) << "\n";
+  os << "  tiles     Br " << c.mapping.br << ", Bc " << c.mapping.bc << "\n";
+  os << "  L2        " << cuda::l2_start_name(m.l2) << " ("
+     << (m.l2 == L2Start::cold ? "flushed before every timed run and every counter pass"
+                               : "the launch ran just before: inputs left in L2")
+     << "; " << human_bytes(static_cast<double>(m.gpu.l2_bytes)) << ")\n";
+  if (!note.empty()) os << "  " << note << "\n";
+
+  os << "\nHBM traffic, the kernel's own counters (bytes the tiles moved; equal to `fasim run`)\n";
+  os << "  " << pad("tensor", 8, false) << pad("read", 20) << pad("written", 20) << "\n";
+  for (TensorId t : kAllTensors) {
+    const Traffic& x = m.own[static_cast<std::size_t>(index(t))];
+    if (x.total() == 0) continue;
+    os << "  " << pad(std::string(name(t)), 8, false) << pad(with_commas(x.read_bytes), 20)
+       << pad(with_commas(x.write_bytes), 20) << "\n";
+  }
+  const Traffic total = m.own_total();
+  os << "  " << pad("total", 8, false) << pad(with_commas(total.read_bytes), 20) << pad(with_commas(total.write_bytes), 20)
+     << "\n";
+
+  if (m.hw) {
+    const cuda::HwCounters& h = *m.hw;
+    os << "\nhardware counters (CUPTI range profiler on " << h.chip << ", one range, " << h.passes
+       << " passes, L2 " << cuda::l2_start_name(h.l2_start) << ")\n";
+    os << "  DRAM read          " << pad(bytes(h.dram_read_bytes), 22) << "\n";
+    os << "  DRAM write         " << pad(bytes(h.dram_write_bytes), 22)
+       << "   (written data still in L2 at the end is not in it)\n";
+    os << "  L2 read (SMs)      " << pad(bytes(h.l2_read_bytes()), 22) << "   hit rate "
+       << fmt("%.1f%%", 100 * h.l2_hit_rate()) << "\n";
+    os << "  L2 write (SMs)     " << pad(bytes(h.l2_write_bytes()), 22) << "\n";
+    os << "  global loads       " << pad(bytes(h.global_load_bytes), 22) << "   (LSU; cp.async copies are not in it)\n";
+    os << "  global stores      " << pad(bytes(h.global_store_bytes), 22) << "\n";
+  } else {
+    os << "\nhardware counters   unavailable: " << m.hw_unavailable << "\n";
+  }
+
+  os << "\ntime        median " << fmt("%.3f", m.time.median_s * 1e6) << " us (min " << fmt("%.3f", m.time.min_s * 1e6)
+     << ", max " << fmt("%.3f", m.time.max_s * 1e6) << ") of " << m.time.runs << " runs after " << m.time.warmup
+     << " warm-up, CUDA events, " << (m.time.cold_l2 ? "L2 flushed before each" : "L2 warm") << "\n";
+  os << "throughput  " << fmt("%.1f", m.tflops()) << " TFLOP/s (4*B*H*N^2*d = " << human_count(m.matmul_flops)
+     << "FLOP over the median)\n";
+  if (m.checked)
+    os << "numerics    max abs error " << fmt("%.2e", m.max_abs_error) << ", max rel error "
+       << fmt("%.2e", m.max_rel_error) << " against an fp64 reference\n";
+  else
+    os << "numerics    not checked (--no-numerics)\n";
+}
+#endif
+
+}  // namespace
+
+Action add_gpu(CLI::App& app) {
+  auto args = std::make_shared<GpuArgs>();
+  CLI::App* gpu = app.add_subcommand("gpu", "Run the CUDA kernels on this machine's GPU and measure them");
+  gpu->require_subcommand(1);
+  CLI::App* run = gpu->add_subcommand(
+      "run", "Run one forward pass on the GPU: own byte counters, DRAM/L2 hardware counters, median time, error");
+  add_run_flags(*run, args->flags);
+  run->add_flag("--json", args->json, "Print one JSON object instead of the summary");
+  run->add_option("--runs", args->runs, "Timed runs; the median of them is the time (default 20, at least 20)")
+      ->check(CLI::Range(20, 100000));
+  run->footer(
+      "The simulated device (for naive's softmax tiling and the default tiles) is the built-in profile of\n"
+      "this GPU when --device is not given. --l2 cold (default) flushes L2 before every timed run and every\n"
+      "counter pass; --l2 warm runs the launch once first. Times come from separate, unprofiled runs.");
+
+  return [args]() -> int {
+    require_gpu();
+#if FASIM_HAVE_CUDA
+    try {
+      std::string note;
+      const RunConfig c = resolve_for_gpu(args->flags, note);
+      validate(c.workload, c.mapping, c.device);
+      cuda::MeasureOptions options;
+      options.timed_runs = args->runs;
+      options.check = c.options.numerics;
+      const cuda::Measurement m = cuda::measure(c.device, c.workload, c.mapping, c.options.l2, c.options.seed, options);
+      if (args->json) {
+        nlohmann::json j = cuda::to_json(m);
+        j["workload"] = {{"batch", c.workload.batch}, {"heads", c.workload.heads}, {"N", c.workload.N},
+                         {"d", c.workload.d}, {"dtype", std::string(name(c.workload.dtype))}};
+        j["mapping"] = {{"algo", std::string(name(c.mapping.algo))}, {"br", c.mapping.br}, {"bc", c.mapping.bc}};
+        j["device"] = c.device.name;
+        std::cout << j.dump(2) << "\n";
+      } else {
+        print_measurement(std::cout, c, m, note);
+      }
+      return m.hw ? 0 : 1;
+    } catch (const UserError&) {
+      throw;
+    } catch (const std::exception& e) {  // a CUDA failure: not the user's input
+      std::cerr << "fasim: error: " << e.what() << "\n";
+      return 1;
+    }
+#else
+    return 2;
+#endif
+  };
+}
+
+}  // namespace fasim::cli

@@ -1,0 +1,101 @@
+// Hardware counters of the GPU, read inside the program through the CUPTI
+// Range Profiler (cupti_range_profiler.h) and the Profiler Host API
+// (cupti_profiler_host.h): no ncu, no change to clocks or GPU settings.
+//
+// One user range is measured around a launch, or around a sequence of
+// launches (naive's three kernels are one range). The metrics need several
+// passes (3 on Hopper), so the launch is repeated once per pass (user replay).
+// Before each pass L2 is flushed (cold, the default) or the launch runs once
+// unmeasured (warm), so every pass sees the same start.
+//
+//   const fasim::cuda::HwCounters hw = fasim::cuda::profile_range([&] { dr.launch(false); });
+//   hw.dram_read_bytes, hw.l2_read_bytes(), hw.l2_hit_rate(), ...
+//
+// libcupti is opened at run time (dlopen), so a CUDA build of fasim starts
+// and runs the simulator where CUPTI is missing; only these functions fail,
+// with one line that says what to put on LD_LIBRARY_PATH. CUPTI itself loads
+// libnvperf_host.so and libnvperf_target.so, which sit next to libcupti.
+//
+// The host API needs no GPU: profiler_passes("GH100", metrics) checks metric
+// names and counts passes on any machine that has libcupti.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fasim/machine.hpp"  // fasim::L2Start
+
+namespace fasim::cuda {
+
+/// @brief The metrics read (Hopper names), in the order of HwCounters' fields.
+inline constexpr std::array<const char*, 9> kHwMetrics = {
+    "dram__bytes_read.sum",                               // DRAM (HBM) bytes read
+    "dram__bytes_write.sum",                              // DRAM bytes written
+    "lts__t_sectors_srcunit_tex_op_read.sum",             // L2 read sectors the SMs asked for
+    "lts__t_sectors_srcunit_tex_op_write.sum",            // L2 write sectors the SMs asked for
+    "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",  // of the reads: hits
+    "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum", // of the reads: misses
+    "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",       // global load bytes (LSU)
+    "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum",       // global store bytes (LSU)
+    "gpu__time_duration.sum",                             // the range's duration (profiled: inflated)
+};
+
+/// @brief Bytes of one L2 sector: the unit of the lts__t_sectors metrics.
+inline constexpr double kL2SectorBytes = 32;
+
+/// @brief The counters of one range. Sums over every kernel in the range.
+struct HwCounters {
+  double dram_read_bytes = 0;
+  double dram_write_bytes = 0;
+  double l2_read_sectors = 0;       ///< srcunit_tex: requested by the SMs (not lts__t_bytes, which counts more)
+  double l2_write_sectors = 0;
+  double l2_read_hit_sectors = 0;
+  double l2_read_miss_sectors = 0;
+  double global_load_bytes = 0;     ///< LSU global loads (cp.async and TMA copies are not in it)
+  double global_store_bytes = 0;
+  double range_seconds = 0;         ///< gpu__time_duration of the profiled range; NOT a timing
+  std::size_t passes = 0;           ///< replays the metrics needed
+  L2Start l2_start = L2Start::cold; ///< how L2 started each pass
+  std::string chip;                 ///< e.g. "GH100"
+
+  double l2_read_bytes() const { return l2_read_sectors * kL2SectorBytes; }
+  double l2_write_bytes() const { return l2_write_sectors * kL2SectorBytes; }
+  /// @brief hit / (hit + miss) of the SMs' L2 reads; 0 if there were none.
+  double l2_hit_rate() const {
+    const double all = l2_read_hit_sectors + l2_read_miss_sectors;
+    return all > 0 ? l2_read_hit_sectors / all : 0;
+  }
+};
+
+/// @brief "cold" or "warm".
+std::string_view l2_start_name(L2Start s);
+
+/// @brief Why CUPTI cannot be used here: libcupti cannot be loaded (the line
+/// says where to look). nullopt if it loads. Needs no GPU.
+std::optional<std::string> cupti_unavailable();
+
+/// @brief Passes the Range Profiler needs to collect `metrics` on `chip`
+/// ("GH100" for H100 and H200), from the host API alone: no GPU needed.
+/// Throws CudaError with one line naming every metric the chip does not know.
+std::size_t profiler_passes(std::string_view chip, const std::vector<std::string>& metrics);
+
+/// @brief How to profile.
+struct ProfileOptions {
+  L2Start l2 = L2Start::cold;         ///< cold: flush L2 before each pass; warm: launch once first
+  std::string range_name = "fasim";   ///< the user range's name
+};
+
+/// @brief Measures kHwMetrics over one user range around `launch`, which
+/// enqueues its kernel(s) on the default stream; `launch` runs once per pass
+/// (and once more before each pass when warm). The flush or warm-up runs
+/// outside the range. Throws CudaError with one line if a CUDA or CUPTI call
+/// fails (the line names the call, the error and, for missing privileges,
+/// the fix). The GPU must be usable (gpu_unavailable() is nullopt).
+HwCounters profile_range(const std::function<void()>& launch, const ProfileOptions& options = {});
+
+}  // namespace fasim::cuda

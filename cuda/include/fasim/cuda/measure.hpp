@@ -1,0 +1,90 @@
+// One measurement of an attention forward pass on the GPU, everything that
+// `fasim gpu run` prints and `fasim compare` sets beside the simulator:
+//
+//   1. the kernel's own HBM byte counters (one counting launch), which equal
+//      the simulator's Ledger exactly, and its output O against an fp64
+//      reference computed from the same inputs;
+//   2. the median (min, max) time of at least 20 launches with CUDA events,
+//      no counting and no profiler, L2 flushed before each (cold) or not (warm);
+//   3. the CUPTI hardware counters (DRAM, L2 requests, hit rate, global
+//      load/store bytes) over one range, in separate launches.
+//
+//   const auto m = fasim::cuda::measure(dev, w, mapping, L2Start::cold, seed);
+//   m.own_total().read_bytes, m.hw->dram_read_bytes, m.time.median_s, m.max_abs_error
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "fasim/cuda/gpu_timer.hpp"
+#include "fasim/cuda/hw_counters.hpp"
+#include "fasim/cuda/runner.hpp"
+#include "fasim/device_spec.hpp"
+#include "fasim/machine.hpp"
+
+namespace fasim::cuda {
+
+/// @brief The GPU and its driver, as a run records them.
+struct GpuInfo {
+  std::string name;         ///< e.g. "NVIDIA H200"
+  std::string description;  ///< gpu_description(): name, sm_XY, SMs, shared memory
+  std::string driver;       ///< e.g. "580.159.04"; "CUDA 13.0 driver" if the version file is missing
+  int sms = 0;
+  std::int64_t l2_bytes = 0;
+};
+
+/// @brief Reads the GPU's name, description and driver version. Needs a GPU.
+GpuInfo gpu_info();
+
+/// @brief How to measure.
+struct MeasureOptions {
+  std::optional<KernelVersion> version;  ///< unset: default_version(w, m)
+  int warmup = 3;                        ///< untimed launches before the timed ones
+  int timed_runs = 20;                   ///< timed launches (the median needs at least 20)
+  bool counters = true;                  ///< read the CUPTI counters
+  bool check = true;                     ///< compare O with the fp64 reference
+};
+
+/// @brief What measure() found.
+struct Measurement {
+  KernelVersion version = KernelVersion::flash2;
+  GpuInfo gpu;
+  L2Start l2 = L2Start::cold;
+  std::uint64_t seed = 1;
+  ByteCounts own{};                     ///< the kernels' own counters, per tensor
+  std::optional<HwCounters> hw;         ///< CUPTI counters; unset if unavailable
+  std::string hw_unavailable;           ///< why hw is unset (one line), else empty
+  TimeStats time;                       ///< unprofiled, uncounted launches
+  double matmul_flops = 0;              ///< 4 * batch * heads * N^2 * d
+  bool checked = false;                 ///< numerics below were computed
+  double max_abs_error = 0;             ///< max |O - O_ref|
+  double max_rel_error = 0;             ///< max |O - O_ref| / max |O_ref| (normwise, as the simulator)
+  double max_abs_reference = 0;         ///< max |O_ref|
+
+  /// @brief The own counters of all tensors together.
+  Traffic own_total() const;
+  /// @brief matmul FLOPs / median time, in TFLOP/s.
+  double tflops() const { return time.median_s > 0 ? matmul_flops / time.median_s / 1e12 : 0; }
+};
+
+/// @brief Runs the workload on the GPU (device 0) with the simulator's random
+/// inputs for `seed` and measures it as above. `dev` is the simulated device:
+/// it decides, as in the simulator, whether naive's softmax keeps its rows in
+/// shared memory. Throws UserError if there is no usable GPU or the kernel
+/// cannot run this shape (one line naming the fix), CudaError if CUDA fails.
+/// If only CUPTI fails, the result has no hw and says why in hw_unavailable.
+Measurement measure(const DeviceSpec& dev, const Workload& w, const Mapping& m, L2Start l2,
+                    std::uint64_t seed, const MeasureOptions& options = {});
+
+/// @brief The measurement as JSON: gpu {name, description, driver}, kernel
+/// {version, name}, l2_start, seed, hbm {read_bytes, write_bytes, by_tensor},
+/// counters {available, reason | chip, passes, dram {read_bytes, write_bytes},
+/// l2 {read_bytes, write_bytes, read_hit_sectors, read_miss_sectors, hit_rate},
+/// global {load_bytes, store_bytes}, range_seconds}, time {median_s, min_s,
+/// max_s, runs, warmup, samples_s}, tflops, numerics {max_abs_error,
+/// max_rel_error} (when checked).
+nlohmann::json to_json(const Measurement& m);
+
+}  // namespace fasim::cuda
