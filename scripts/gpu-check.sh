@@ -19,7 +19,9 @@
 # (CUPTI measurements, sweeps) are added the same way, after step_test.
 # step_compare runs `fasim compare` (simulator vs GPU: HBM, L2, DRAM bytes,
 # time) and writes compare.txt (tables and the sweeps' progress), compare.csv
-# (the long-form sweep) and compare-extra.csv (64 x 64 tiles, warm L2). $OUT holds at most 8 files: keep it that way.
+# (the long-form sweep) and compare-extra.csv (64 x 64 tiles, warm L2).
+# step_calibrate runs `fasim gpu calibrate` and writes <gpu>-measured.toml (its
+# table goes into summary.md). $OUT holds at most 8 files: keep it that way.
 # Exit status: 0 if every stage that ran passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -152,10 +154,34 @@ step_compare() {
   } >>"$SUMMARY"
 }
 
+# `fasim gpu calibrate`: every figure of the device TOML measured on this GPU
+# (bandwidths, latencies, rates, clock), written to $OUT/<gpu>-measured.toml;
+# the table (measured beside the stock profile, ratio, source) goes into
+# summary.md, which keeps $OUT at 8 files.
+step_calibrate() {
+  [ -n "$FASIM" ] || { note "- calibrate: no fasim binary; skipped"; return 0; }
+  local start=$SECONDS rc name
+  rm -f "$OUT/measured.toml"
+  "$FASIM" gpu calibrate --out "$OUT/measured.toml" >"$OUT/calibrate.txt.tmp" 2>&1
+  rc=$?
+  name=$(sed -n 's/^name = "\(.*\)"$/\1/p' "$OUT/measured.toml" 2>/dev/null)
+  [ -n "$name" ] && mv "$OUT/measured.toml" "$OUT/$name.toml"
+  note "- fasim gpu calibrate: exit $rc, $((SECONDS - start)) s${name:+, wrote $name.toml}"
+  {
+    echo
+    echo '```'
+    cat "$OUT/calibrate.txt.tmp"
+    echo '```'
+  } >>"$SUMMARY"
+  rm -f "$OUT/calibrate.txt.tmp"
+  [ "$rc" -eq 0 ] || status=1
+}
+
 step_device
 step_build
 step_cupti
 step_test
+step_calibrate
 step_compare
 cat "$SUMMARY"
 exit "$status"

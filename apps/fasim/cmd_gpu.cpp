@@ -72,6 +72,9 @@ RunConfig resolve_for_gpu(const RunFlags& f, std::string& note) {
   return c;
 }
 
+// `fasim gpu calibrate` (cmd_calibrate.cpp).
+Action add_gpu_calibrate(CLI::App& gpu);
+
 namespace {
 
 struct GpuArgs {
@@ -166,7 +169,10 @@ Action add_gpu(CLI::App& app) {
       "this GPU when --device is not given. --l2 cold (default) flushes L2 before every timed run and every\n"
       "counter pass; --l2 warm runs the launch once first. Times come from separate, unprofiled runs.");
 
-  return [args]() -> int {
+  Action calibrate = add_gpu_calibrate(*gpu);
+
+  return [args, gpu, calibrate]() -> int {
+    if (gpu->got_subcommand("calibrate")) return calibrate();
     require_gpu();
 #if FASIM_HAVE_CUDA
     try {

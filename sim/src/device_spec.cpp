@@ -314,6 +314,17 @@ DeviceSpec load_device(std::string_view name_or_path) {
     if (lower(d.name) == lower(s)) return d;
     names.push_back(d.name);
   }
+#ifdef FASIM_DEVICES_DIR
+  // Profiles written by `fasim gpu calibrate` (NAME-measured.toml) sit beside
+  // the stock ones but are not built in: find them on disk by name.
+  const std::string local = std::string(FASIM_DEVICES_DIR) + "/" + lower(s) + ".toml";
+  if (std::FILE* f = std::fopen(local.c_str(), "r")) {
+    std::fclose(f);
+    DeviceSpec d = parse_device(read_file(local), local);
+    d.source = local;
+    return d;
+  }
+#endif
   throw UserError("unknown device '" + s + "'; known: " + join(names) + ", or pass a path to a .toml file");
 }
 

@@ -1,0 +1,38 @@
+// calibrate(): checks, provenance (GPU, driver, date, stock profile), then
+// the benchmarks of calibrate.cu (see calibrate.hpp).
+#include <ctime>
+
+#include "fasim/cuda/calibrate.hpp"
+#include "fasim/cuda/measure.hpp"
+#include "fasim/error.hpp"
+
+namespace fasim::cuda {
+
+namespace {
+
+std::string today_utc() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+}  // namespace
+
+Calibration calibrate(const CalibrateOptions& options, const std::function<void(std::string_view)>& progress) {
+  if (options.runs < 20)
+    throw UserError("calibrate needs at least 20 timed runs per benchmark for a median; use --runs 20 or more");
+  if (!(options.work > 0)) throw UserError("calibrate's work factor must be positive");
+  const GpuInfo g = gpu_info();  // UserError, with the reason, without a usable GPU
+  Calibration c;
+  c.gpu = g.name;
+  c.driver = g.driver;
+  c.date = today_utc();
+  c.stock = stock_profile_for(g.name);
+  detail::run_benchmarks(c, options, progress);
+  return c;
+}
+
+}  // namespace fasim::cuda
