@@ -96,7 +96,7 @@ TEST_CASE("scenario syntax errors report file:line:col", "[scenario]") {
 
 TEST_CASE("unknown scenario keys and tables are errors", "[scenario]") {
   REQUIRE_THROWS_WITH(parse("[workload]\nn = 1024"),
-                      "s.toml:2:1: unknown key [workload] n; known keys: batch, heads, N, d, dtype");
+                      "s.toml:2:1: unknown key [workload] n; known keys: batch, heads, N, d, dtype, kv_heads, N_kv, causal, window, page_size");
   REQUIRE_THROWS_WITH(parse("[mapping]\nBr = 64"), Contains("unknown key [mapping] Br; known keys: algo, br, bc"));
   REQUIRE_THROWS_WITH(parse("[run]\nwatch = 1"), Contains("unknown key [run] watch; known keys: seed, numerics, row"));
   REQUIRE_THROWS_WITH(parse("[wrkload]\nN = 1"),
@@ -125,5 +125,5 @@ TEST_CASE("unknown dtype and algorithm list the valid ones", "[scenario]") {
   REQUIRE_THROWS_WITH(parse("[workload]\ndtype = 16"), Contains("[workload] dtype must be a string, got 16"));
   const std::string path = data_dir() + "/scenarios/bad_algo.toml";
   REQUIRE_THROWS_WITH(fasim::load_scenario(path),
-                      path + ":5:1: [mapping] algo must be one of naive, flash1, flash2, got \"flash3\"");
+                      path + ":5:1: [mapping] algo must be one of naive, flash1, flash2, decode, got \"flash3\"");
 }

@@ -34,7 +34,7 @@ CLI::Validator whole_number() {
 void add_run_flags(CLI::App& app, RunFlags& f) {
   f.app = &app;
   const CLI::Validator integer = whole_number<std::int64_t>();
-  app.add_option("--algo", f.algo, "Algorithm: naive | flash1 | flash2 (default flash2)");
+  app.add_option("--algo", f.algo, "Algorithm: naive | flash1 | flash2 | decode (default flash2)");
   app.add_option("--N", f.N, "Sequence length N (default 1024)")->check(integer);
   app.add_option("--d", f.d, "Head dimension d (default 64)")->check(integer);
   app.add_option("--batch", f.batch, "Batch size (default 1)")->check(integer);
@@ -50,6 +50,17 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--l2", f.l2, "L2 at the start: cold (empty) | warm (holding Q, K, V) (default cold)");
   app.add_flag("--double-buffer", f.double_buffer, "Load the next K/V tile while computing this one");
   app.add_option("--row", f.row, "Row whose running max m and sum l steps show (default 0)")->check(integer);
+  app.add_option("--kv-heads", f.kv_heads, "K/V heads: fewer than --heads is GQA, 1 is MQA (default: --heads)")
+      ->check(integer);
+  app.add_option("--N-kv", f.N_kv, "Key length N_kv, e.g. the KV cache of a decode step (default: --N)")
+      ->check(integer);
+  app.add_flag("--causal", f.causal, "Causal mask: query i sees keys j <= i + N_kv - N");
+  app.add_option("--window", f.window, "Sliding window W: query i sees the W keys ending at its diagonal (implies --causal)")
+      ->check(integer);
+  app.add_option("--page-size", f.page_size, "Paged KV cache: K/V rows per page, scattered by a block table (default 0: contiguous)")
+      ->check(integer);
+  app.add_option("--splits", f.splits, "decode: key chunks per query block (default: enough blocks for every SM)")
+      ->check(integer);
 }
 
 RunConfig resolve(const RunFlags& f) {
@@ -70,6 +81,19 @@ RunConfig resolve(const RunFlags& f) {
   w.heads = pick("--heads", f.heads, sc.heads, 1);
   w.N = pick("--N", f.N, sc.N, 1024);
   w.d = pick("--d", f.d, sc.d, 64);
+  w.kv_heads = pick("--kv-heads", f.kv_heads, sc.kv_heads, 0);
+  w.N_kv = pick("--N-kv", f.N_kv, sc.N_kv, 0);
+  w.causal = f.causal || sc.causal.value_or(false);
+  w.window = pick("--window", f.window, sc.window, 0);
+  w.page_size = pick("--page-size", f.page_size, sc.page_size, 0);
+  // Flags are checked as given (the scenario reader checks its own keys).
+  // 0 means "as heads" / "as N" inside a Workload, but a flag must say a number.
+  if (f.given("--kv-heads") && f.kv_heads <= 0)
+    throw UserError("--kv-heads must be a positive integer, got " + std::to_string(f.kv_heads) +
+                    "; pass e.g. --kv-heads 1, or leave it out for as many as --heads");
+  if (f.given("--N-kv") && f.N_kv <= 0)
+    throw UserError("--N-kv must be a positive integer, got " + std::to_string(f.N_kv) +
+                    "; pass e.g. --N-kv 4096, or leave it out for as many as --N");
   w.dtype = sc.dtype.value_or(DType::fp16);
   if (f.given("--dtype")) {
     auto t = parse_dtype(f.dtype);
@@ -93,6 +117,7 @@ RunConfig resolve(const RunFlags& f) {
   c.mapping = br ? Mapping{algo, *br, *bc} : default_tiles(algo, w, c.device);
 
   c.mapping.double_buffer = f.double_buffer || sc.double_buffer.value_or(false);
+  c.mapping.splits = pick("--splits", f.splits, sc.splits, 0);
   c.options.l2 = sc.l2_warm.value_or(false) ? L2Start::warm : L2Start::cold;
   if (f.given("--l2")) {
     if (f.l2 != "cold" && f.l2 != "warm")

@@ -34,11 +34,24 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
   const Mapping& m = sim.mapping();
   const DeviceSpec& dev = sim.device();
   const Ledger& L = sim.ledger();
-  const std::int64_t Tr = ceil_div(w.N, m.br), Tc = ceil_div(w.N, m.bc);
+  const std::int64_t Tr = ceil_div(w.N, m.br), Tc = ceil_div(w.n_keys(), m.bc);
 
   os << "fasim run: " << name(m.algo) << " on " << dev.name << " (" << dev.description << ")\n";
   os << "  workload  batch " << w.batch << " x heads " << w.heads << ", N " << w.N << ", d " << w.d
      << ", " << name(w.dtype) << " (" << w.elem_bytes() << " B per element)\n";
+  if (!w.plain() || m.splits > 0) {
+    std::string v;
+    auto add = [&v](const std::string& s) { v += (v.empty() ? "" : ", ") + s; };
+    if (w.n_kv_heads() != w.heads)
+      add(std::to_string(w.n_kv_heads()) + " K/V heads (" + (w.n_kv_heads() == 1 ? "MQA" : "GQA") + ", " +
+          std::to_string(w.group()) + " query heads each)");
+    if (w.n_keys() != w.N) add("N_kv " + std::to_string(w.n_keys()));
+    if (w.window > 0) add("sliding window " + std::to_string(w.window));
+    else if (w.causal) add("causal");
+    if (w.page_size > 0) add("paged K/V, " + std::to_string(w.page_size) + " rows per page");
+    if (m.splits > 0) add(std::to_string(m.splits) + (m.splits == 1 ? " split" : " splits"));
+    os << "  variant   " << v << "\n";
+  }
   os << "  tiles     Br " << m.br << ", Bc " << m.bc << ": " << Tr << " x " << Tc
      << " tiles per head\n";
   os << "  kernels  ";

@@ -30,7 +30,7 @@
 namespace fasim::cuda::kernels {
 
 /// @brief Tensor rows of the counter array, in fasim::TensorId order.
-enum Counter : int { kQ = 0, kK, kV, kO, kS, kP, kM, kL, kLse, kCounterTensors };
+enum Counter : int { kQ = 0, kK, kV, kO, kS, kP, kM, kL, kLse, kOpart, kLpart, kCounterTensors };
 /// @brief Columns of the counter array: bytes read from / written to HBM.
 enum Direction : int { kRead = 0, kWrite = 1 };
 /// @brief Unsigned 64-bit counters [kCounterTensors][2], row-major.

@@ -115,7 +115,8 @@ KernelVersion default_version(const Workload& w, const Mapping& m) {
   switch (m.algo) {
     case Algo::naive: return KernelVersion::naive;
     case Algo::flash1: return KernelVersion::flash1;
-    case Algo::flash2: break;
+    case Algo::flash2:
+    case Algo::decode: break;  // no decode kernel: unsupported() says so
   }
   return k::flash2_mma_supports(params(w, m, true)) ? KernelVersion::flash2_mma : KernelVersion::flash2;
 }
@@ -158,6 +159,9 @@ std::optional<std::string> unsupported(KernelVersion v, const Workload& w, const
   if (m.algo != algo_of(v))
     return who + " runs " + std::string(name(algo_of(v))) + ", not " + std::string(name(m.algo)) +
            "; pick the version of that algorithm";
+  if (!w.plain())
+    return who + " computes plain attention only; drop --causal, --window, --kv-heads, --N-kv and "
+                 "--page-size for a GPU run";
   if (w.bh() * w.N * std::max<std::int64_t>(w.N, w.d) >= (std::int64_t{1} << 40) ||
       w.bh() * (w.N / m.br + 1) >= (std::int64_t{1} << 31))
     return who + ": the shape is too large for one GPU run; use smaller --N, --batch or --heads";

@@ -1,4 +1,5 @@
 // The table from algorithm names to their functions. Add a new algorithm here.
+#include "fasim/algorithms/decode.hpp"
 #include "fasim/algorithms/flash1.hpp"
 #include "fasim/algorithms/flash2.hpp"
 #include "fasim/algorithms/naive.hpp"
@@ -14,6 +15,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
        &flash1::need, &flash1::declare, &flash1::build},
       {Algo::flash2, "flash2", "FlashAttention-2: Q blocks outer, K/V blocks inner, online softmax",
        &flash2::need, &flash2::declare, &flash2::build},
+      {Algo::decode, "decode", "Flash-Decoding: keys split over blocks (split-KV), partials combined by a second kernel",
+       &decode::need, &decode::declare, &decode::build},
   };
   return table;
 }

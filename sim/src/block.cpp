@@ -24,30 +24,42 @@ Step Block::make(StepKind kind, std::string_view what, TensorId t, std::int64_t 
 
 Step Block::load(Tile& dst, TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
                  std::int64_t cols, std::int64_t dst_col0) {
+  return load_from(dst, t, bh_, row0, rows, col0, cols, 0, dst_col0);
+}
+
+Step Block::store(TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+                  std::int64_t cols, const Tile& src, std::int64_t src_col0) {
+  return store_to(t, bh_, row0, rows, col0, cols, src, 0, src_col0);
+}
+
+Step Block::load_from(Tile& dst, TensorId t, std::int64_t head, std::int64_t row0, std::int64_t rows,
+                      std::int64_t col0, std::int64_t cols, std::int64_t dst_row0, std::int64_t dst_col0) {
   const HbmTensor& src = hbm_.at(t);
   if (numerics_) {
     for (std::int64_t r = 0; r < rows; ++r) {
-      const float* from = &src.values[static_cast<std::size_t>(src.offset(bh_, row0 + r, col0))];
-      for (std::int64_t c = 0; c < cols; ++c) dst.data(r, dst_col0 + c) = from[c];
+      const float* from = &src.values[static_cast<std::size_t>(src.offset(head, row0 + r, col0))];
+      for (std::int64_t c = 0; c < cols; ++c) dst.data(dst_row0 + r, dst_col0 + c) = from[c];
     }
   }
   Step s = make(StepKind::load, "load", t, rows, cols);
+  s.bh = head;
   s.row0 = row0;
   s.col0 = col0;
   s.hbm_read_bytes = rows * cols * src.elem_bytes();
   return s;
 }
 
-Step Block::store(TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
-                  std::int64_t cols, const Tile& src, std::int64_t src_col0) {
+Step Block::store_to(TensorId t, std::int64_t head, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+                     std::int64_t cols, const Tile& src, std::int64_t src_row0, std::int64_t src_col0) {
   HbmTensor& dst = hbm_.at(t);
   if (numerics_) {
     for (std::int64_t r = 0; r < rows; ++r) {
-      float* to = &dst.values[static_cast<std::size_t>(dst.offset(bh_, row0 + r, col0))];
-      for (std::int64_t c = 0; c < cols; ++c) to[c] = round_to(dst.dtype, src.data(r, src_col0 + c));
+      float* to = &dst.values[static_cast<std::size_t>(dst.offset(head, row0 + r, col0))];
+      for (std::int64_t c = 0; c < cols; ++c) to[c] = round_to(dst.dtype, src.data(src_row0 + r, src_col0 + c));
     }
   }
   Step s = make(StepKind::store, "store", t, rows, cols);
+  s.bh = head;
   s.row0 = row0;
   s.col0 = col0;
   s.hbm_write_bytes = rows * cols * dst.elem_bytes();

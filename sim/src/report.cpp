@@ -23,8 +23,10 @@ nlohmann::json report_json(const Simulation& sim, const std::optional<NumericsRe
     kernels.push_back({{"name", std::string(k.name)}, {"grid", k.grid}});
   json j = {
       {"workload",
-       {{"batch", w.batch}, {"heads", w.heads}, {"N", w.N}, {"d", w.d}, {"dtype", std::string(name(w.dtype))}}},
-      {"mapping", {{"algo", std::string(name(m.algo))}, {"br", m.br}, {"bc", m.bc}}},
+       {{"batch", w.batch}, {"heads", w.heads}, {"N", w.N}, {"d", w.d}, {"dtype", std::string(name(w.dtype))},
+        {"kv_heads", w.n_kv_heads()}, {"N_kv", w.n_keys()}, {"causal", w.masked()}, {"window", w.window},
+        {"page_size", w.page_size}}},
+      {"mapping", {{"algo", std::string(name(m.algo))}, {"br", m.br}, {"bc", m.bc}, {"splits", m.splits}}},
       {"device", sim.device().name},
       {"hbm",
        {{"read_bytes", L.hbm_total().read_bytes},

@@ -148,6 +148,7 @@ Scenario parse_scenario(std::string_view toml_text, const std::string& origin, c
 
   Scenario s;
   auto positive = [](std::optional<std::int64_t>& out) { return [&out](const Field& f) { out = f.integer(1); }; };
+  auto non_negative = [](std::optional<std::int64_t>& out) { return [&out](const Field& f) { out = f.integer(0); }; };
 
   const std::vector<Entry> workload = {
       {"batch", positive(s.batch)},
@@ -159,6 +160,11 @@ Scenario parse_scenario(std::string_view toml_text, const std::string& origin, c
          s.dtype = parse_dtype(f.text());
          if (!s.dtype) f.fail(f.label() + " must be one of " + std::string(kDtypes) + ", got \"" + f.text() + "\"");
        }},
+      {"kv_heads", positive(s.kv_heads)},
+      {"N_kv", positive(s.N_kv)},
+      {"causal", [&](const Field& f) { s.causal = f.boolean(); }},
+      {"window", non_negative(s.window)},
+      {"page_size", non_negative(s.page_size)},
   };
   const std::vector<Entry> mapping = {
       {"algo",
@@ -169,6 +175,7 @@ Scenario parse_scenario(std::string_view toml_text, const std::string& origin, c
       {"br", positive(s.br)},
       {"bc", positive(s.bc)},
       {"double_buffer", [&](const Field& f) { s.double_buffer = f.boolean(); }},
+      {"splits", non_negative(s.splits)},
   };
   const std::vector<Entry> run = {
       {"seed", [&](const Field& f) { s.seed = static_cast<std::uint64_t>(f.integer(0)); }},

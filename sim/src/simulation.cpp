@@ -5,7 +5,9 @@
 #include <random>
 #include <string>
 
+#include "fasim/algorithms/decode.hpp"
 #include "fasim/error.hpp"
+#include "fasim/paged_kv.hpp"
 #include "fasim/reference.hpp"
 #include "fasim/tiling.hpp"
 
@@ -19,6 +21,17 @@ void fill_random(HbmTensor& t, std::mt19937_64& rng) {
   for (float& x : t.values) x = round_to(t.dtype, normal(rng));
 }
 
+// Paged K or V: the same values, in the same order, as contiguous K or V,
+// scattered through the block table (so paging cannot change the output).
+void fill_random_paged(Hbm& hbm, const Workload& w, TensorId t, std::mt19937_64& rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  HbmTensor& x = hbm.at(t);
+  for (std::int64_t h = 0; h < w.bh_kv(); ++h)
+    for (std::int64_t r = 0; r < w.n_keys(); ++r)
+      for (std::int64_t c = 0; c < w.d; ++c)
+        x.values[static_cast<std::size_t>(kv_offset(w, hbm, t, h, r, c))] = round_to(x.dtype, normal(rng));
+}
+
 std::string gib(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
@@ -30,6 +43,8 @@ std::string gib(double bytes) {
 Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, SimOptions options)
     : device_(std::move(device)), workload_(workload), mapping_(mapping), options_(options) {
   validate(workload_, mapping_, device_);
+  if (mapping_.algo == Algo::decode && mapping_.splits == 0)
+    mapping_.splits = decode::default_splits(workload_, mapping_, device_);
   if (options_.numerics && execute_bytes(workload_, mapping_) > kMaxExecuteBytes)
     throw UserError("executing this shape with values would hold " +
                     gib(execute_bytes(workload_, mapping_)) + " of host memory (limit " +
@@ -42,12 +57,18 @@ Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, Si
   need_ = algo.need(workload_, mapping_, device_);
   const bool values = options_.numerics;
   const Workload& w = workload_;
-  for (TensorId t : {TensorId::Q, TensorId::K, TensorId::V, TensorId::O})
-    hbm_.add(t, w.bh(), w.N, w.d, w.dtype, values);
-  algo.declare(w, hbm_, values);
+  const KvShape kv = kv_shape(w);  // K and V: per K/V head, or pages of a paged cache
+  for (TensorId t : {TensorId::Q, TensorId::O}) hbm_.add(t, w.bh(), w.N, w.d, w.dtype, values);
+  for (TensorId t : {TensorId::K, TensorId::V}) hbm_.add(t, kv.heads, kv.rows, kv.cols, w.dtype, values);
+  hbm_.block_table = make_block_table(w, options_.seed);
+  algo.declare(w, mapping_, hbm_, values);
   if (values) {
     std::mt19937_64 rng(options_.seed);
-    for (TensorId t : {TensorId::Q, TensorId::K, TensorId::V}) fill_random(hbm_.at(t), rng);
+    fill_random(hbm_.at(TensorId::Q), rng);
+    for (TensorId t : {TensorId::K, TensorId::V}) {
+      if (w.page_size > 0) fill_random_paged(hbm_, w, t, rng);
+      else fill_random(hbm_.at(t), rng);
+    }
     // Poison O so a row the algorithm never writes cannot pass as correct.
     std::fill(hbm_.at(TensorId::O).values.begin(), hbm_.at(TensorId::O).values.end(),
               std::nanf(""));
@@ -72,10 +93,22 @@ void Simulation::set_input(TensorId t, const std::vector<float>& values) {
   if (!options_.numerics) throw UserError("inputs need values; do not pass --no-numerics");
   if (ledger_.steps() > 0 || done_) throw UserError("inputs must be set before the first step");
   HbmTensor& x = hbm_.at(t);
-  if (values.size() != x.values.size())
-    throw UserError(std::string(name(t)) + " needs " + std::to_string(x.values.size()) +
-                    " values (batch*heads x N x d), got " + std::to_string(values.size()));
-  for (std::size_t i = 0; i < values.size(); ++i) x.values[i] = round_to(x.dtype, values[i]);
+  const Workload& w = workload_;
+  const bool is_q = t == TensorId::Q;
+  const std::int64_t want = is_q ? w.bh() * w.N * w.d : w.bh_kv() * w.n_keys() * w.d;
+  if (static_cast<std::int64_t>(values.size()) != want)
+    throw UserError(std::string(name(t)) + " needs " + std::to_string(want) +
+                    (is_q ? " values (batch*heads x N x d), got " : " values (batch*kv_heads x N_kv x d), got ") +
+                    std::to_string(values.size()));
+  if (is_q || w.page_size == 0) {
+    for (std::size_t i = 0; i < values.size(); ++i) x.values[i] = round_to(x.dtype, values[i]);
+    return;
+  }
+  std::size_t i = 0;  // paged: logical (K/V head, row, col) order, scattered through the block table
+  for (std::int64_t h = 0; h < w.bh_kv(); ++h)
+    for (std::int64_t r = 0; r < w.n_keys(); ++r)
+      for (std::int64_t c = 0; c < w.d; ++c)
+        x.values[static_cast<std::size_t>(kv_offset(w, hbm_, t, h, r, c))] = round_to(x.dtype, values[i++]);
 }
 
 Simulation::~Simulation() {
@@ -173,9 +206,7 @@ NumericsResult Simulation::numerics() const {
   if (!done_ || !options_.numerics) return r;
   const HbmTensor& o = hbm_.at(TensorId::O);
   for (std::int64_t h = 0; h < workload_.bh(); ++h) {
-    const std::vector<double> ref =
-        reference_attention(hbm_.at(TensorId::Q), hbm_.at(TensorId::K), hbm_.at(TensorId::V), h,
-                            workload_.scale());
+    const std::vector<double> ref = reference_attention(hbm_, workload_, h);
     const float* got = &o.values[static_cast<std::size_t>(o.offset(h, 0, 0))];
     for (std::size_t i = 0; i < ref.size(); ++i) {
       const double err = std::abs(static_cast<double>(got[i]) - ref[i]);

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <string>
 
+#include "fasim/algorithms/decode.hpp"
 #include "fasim/algorithms/flash1.hpp"
 #include "fasim/error.hpp"
 #include "fasim/format.hpp"
@@ -50,10 +52,23 @@ Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev) {
       if (fits(need_of(w, t, dev), dev)) return t;
     }
   }
-  const std::int64_t cap = std::min<std::int64_t>(
-      128, static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(w.N, 1)))));
-  for (std::int64_t t = floor_pow2(cap); t >= 1; t /= 2) {
-    Mapping m{algo, t, t};
+  // Br is capped by the query rows (decode: a GQA group's packed rows), Bc by
+  // the keys; with N_kv = N both caps are the same and the tile is square.
+  auto cap = [](std::int64_t n) {
+    return std::min<std::int64_t>(
+        128, static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(n, 1)))));
+  };
+  const std::int64_t cap_r = cap(algo == Algo::decode ? decode::packed_rows(w) : w.N);
+  const std::int64_t cap_c = cap(w.n_keys());
+  for (std::int64_t t = floor_pow2(std::max(cap_r, cap_c)); t >= 1; t /= 2) {
+    Mapping m{algo, std::min(t, cap_r), std::min(t, cap_c)};
+    // Paged K/V: a Bc that is a multiple of the page size (or divides it)
+    // never splits a page between two tiles, so no tile takes an extra load.
+    if (const std::int64_t P = w.page_size; P > 0) {
+      if (P <= m.bc) m.bc = m.bc / P * P;
+      else
+        while (P % m.bc != 0) --m.bc;
+    }
     if (fits(need_of(w, m, dev), dev)) return m;
   }
   throw UserError(std::string(name(algo)) + " with d=" + std::to_string(w.d) + " " +
@@ -67,6 +82,12 @@ void positive(std::int64_t v, const char* flag, const char* what) {
     throw UserError(std::string(what) + " must be a positive integer, got " + std::to_string(v) +
                     "; pass e.g. " + flag);
 }
+
+void non_negative(std::int64_t v, const char* flag, const char* what) {
+  if (v < 0)
+    throw UserError(std::string(what) + " must be a non-negative integer, got " + std::to_string(v) +
+                    "; pass e.g. " + flag);
+}
 }  // namespace
 
 void validate_workload(const Workload& w) {
@@ -74,24 +95,55 @@ void validate_workload(const Workload& w) {
   positive(w.d, "--d 64", "d (head dimension)");
   positive(w.batch, "--batch 1", "batch");
   positive(w.heads, "--heads 1", "heads");
+  non_negative(w.kv_heads, "--kv-heads 1", "kv_heads (K/V heads; 0 means as many as heads)");
+  non_negative(w.N_kv, "--N-kv 4096", "N_kv (key length; 0 means N)");
+  non_negative(w.window, "--window 256", "window (sliding window; 0 means none)");
+  non_negative(w.page_size, "--page-size 16", "page_size (rows per K/V page; 0 means contiguous)");
+  const std::string heads = std::to_string(w.heads);
+  if (w.kv_heads > w.heads)
+    throw UserError("--kv-heads " + std::to_string(w.kv_heads) + " is more than --heads " + heads +
+                    "; query heads share K/V heads, so use a divisor of " + heads + ", e.g. --kv-heads " + heads);
+  if (w.kv_heads > 0 && w.heads % w.kv_heads != 0) {
+    std::int64_t divisor = w.kv_heads;
+    while (w.heads % divisor != 0) --divisor;
+    throw UserError("--heads " + heads + " is not a multiple of --kv-heads " + std::to_string(w.kv_heads) +
+                    "; use a divisor of " + heads + ", e.g. --kv-heads " + std::to_string(divisor));
+  }
+  if (w.n_keys() > (std::int64_t{1} << 24))
+    throw UserError("N_kv=" + std::to_string(w.n_keys()) + " is too large; fasim supports N_kv up to 16,777,216");
   // Keep every byte and FLOP count far inside int64: N <= 2^24, d <= 2^16, bh <= 2^20.
   if (w.N > (std::int64_t{1} << 24))
     throw UserError("N=" + std::to_string(w.N) + " is too large; fasim supports N up to 16,777,216");
   if (w.d > 65536) throw UserError("d=" + std::to_string(w.d) + " is too large; use d <= 65536");
   if (w.bh() > (std::int64_t{1} << 20))
     throw UserError("batch*heads=" + std::to_string(w.bh()) + " is too large; use at most 1,048,576");
-  // The largest count, matmul FLOPs 4*N^2*d*bh, must stay below 2^62 (int64 with room).
-  const double matmul_flops = 4.0 * static_cast<double>(w.N) * static_cast<double>(w.N) *
+  // The largest count, matmul FLOPs 4*N*N_kv*d*bh, must stay below 2^62 (int64 with room).
+  const double matmul_flops = 4.0 * static_cast<double>(w.N) * static_cast<double>(w.n_keys()) *
                               static_cast<double>(w.d) * static_cast<double>(w.bh());
   if (matmul_flops >= 0x1p62)
-    throw UserError("this shape needs 4*N^2*d*batch*heads = " + std::to_string(matmul_flops) +
-                    " FLOPs, more than fasim's 64-bit counters hold (2^62); use a smaller N, d, batch or heads");
+    throw UserError("this shape needs 4*N*N_kv*d*batch*heads = " + std::to_string(matmul_flops) +
+                    " FLOPs, more than fasim's 64-bit counters hold (2^62); use a smaller N, N_kv, d, batch or heads");
+  // The block table is held in memory: one entry per page of every sequence.
+  const double pages = w.page_size > 0 ? static_cast<double>(w.batch) *
+                                             std::ceil(static_cast<double>(w.n_keys()) / static_cast<double>(w.page_size))
+                                       : 0.0;
+  if (pages > static_cast<double>(std::int64_t{1} << 24))
+    throw UserError("--page-size " + std::to_string(w.page_size) + " makes " + std::to_string(static_cast<std::int64_t>(pages)) +
+                    " K/V pages (batch * ceil(N_kv / page_size)); fasim allows up to 16,777,216; use a larger --page-size");
 }
 
 void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
   validate_workload(w);
   positive(m.br, "--br 64", "Br (query rows per tile)");
   positive(m.bc, "--bc 64", "Bc (key rows per tile)");
+  non_negative(m.splits, "--splits 8", "splits (key chunks of decode; 0 means automatic)");
+  if (m.splits > 0 && m.algo != Algo::decode)
+    throw UserError("--splits " + std::to_string(m.splits) + " applies only to --algo decode, not " +
+                    std::string(name(m.algo)) + "; drop --splits or use --algo decode");
+  if (const std::int64_t Tc = ceil_div(w.n_keys(), m.bc); m.splits > Tc)
+    throw UserError("--splits " + std::to_string(m.splits) + " is more than the " + std::to_string(Tc) +
+                    " key tiles (N_kv=" + std::to_string(w.n_keys()) + ", Bc=" + std::to_string(m.bc) +
+                    "); use --splits " + std::to_string(Tc) + " or fewer, or a smaller --bc");
 
   const OnChipBytes need = need_of(w, m, dev);
   if (fits(need, dev)) return;
@@ -122,13 +174,16 @@ void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
 }
 
 double execute_bytes(const Workload& w, const Mapping& m) {
-  // Q, K, V, O as float, the fp64 reference output, one block of reference
-  // scores (128 rows of N doubles), plus S and P for naive. In double: the
-  // point is to refuse shapes whose product would not fit anyway.
-  const double n = static_cast<double>(w.N), d = static_cast<double>(w.d);
-  const double bh = static_cast<double>(w.bh());
-  double bytes = 4 * bh * n * d * 4 + bh * n * d * 8 + 128 * n * 8;
-  if (m.algo == Algo::naive) bytes += 2 * bh * n * n * 4;
+  // Q, O and K, V as float, the fp64 reference output, one block of reference
+  // scores (128 rows of N_kv doubles) and one head's K and V in double, plus
+  // S and P for naive and the partials of decode (at most one per key tile).
+  // In double: the point is to refuse shapes whose product would not fit anyway.
+  const double n = static_cast<double>(w.N), nk = static_cast<double>(w.n_keys()), d = static_cast<double>(w.d);
+  const double bh = static_cast<double>(w.bh()), bh_kv = static_cast<double>(w.bh_kv());
+  double bytes = 2 * bh * n * d * 4 + 2 * bh_kv * nk * d * 4 + bh * n * d * 8 + 128 * nk * 8 + 2 * nk * d * 8;
+  if (m.algo == Algo::naive) bytes += 2 * bh * n * nk * 4;
+  if (m.algo == Algo::decode)
+    bytes += bh * n * (d + 1) * 4 * static_cast<double>(std::max<std::int64_t>(m.splits, ceil_div(w.n_keys(), m.bc)));
   return bytes;
 }
 

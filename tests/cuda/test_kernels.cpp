@@ -34,7 +34,8 @@ double bound(KernelVersion v, const Workload& w, const Mapping& m, const test::R
   switch (cuda::algo_of(v)) {
     case Algo::naive: return 1e-5 + (2 + 2 * ref.max_score) * u * vmax;
     case Algo::flash1: return 1e-5 + (1 + std::ceil(double(w.N) / double(m.bc))) * u * vmax;
-    case Algo::flash2: break;
+    case Algo::flash2:
+    case Algo::decode: break;
   }
   return 1e-5 + 2 * u * vmax;
 }
@@ -72,10 +73,10 @@ void check_version(KernelVersion v, DType t, const Shape& s) {
     std::snprintf(lse, sizeof lse, "L err %.1e", lse_err);
   }
   std::printf("%-11s %-4s bh=%-2lld N=%-4lld d=%-3lld Br=%-3lld Bc=%-3lld | max abs err %.3e (bound %.3e) "
-              "%s | counters %d/9 tensors equal, read %lld B, written %lld B\n",
+              "%s | counters %d/%d tensors equal, read %lld B, written %lld B\n",
               std::string(cuda::name(v)).c_str(), std::string(name(t)).c_str(),
               static_cast<long long>(w.bh()), static_cast<long long>(s.N), static_cast<long long>(s.d),
-              static_cast<long long>(s.br), static_cast<long long>(s.bc), err, limit, lse, equal,
+              static_cast<long long>(s.br), static_cast<long long>(s.bc), err, limit, lse, equal, kTensorCount,
               static_cast<long long>(sim.ledger().hbm_total().read_bytes),
               static_cast<long long>(sim.ledger().hbm_total().write_bytes));
 }

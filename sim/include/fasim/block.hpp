@@ -59,6 +59,18 @@ class Block {
   Step store(TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
              std::int64_t cols, const Tile& src, std::int64_t src_col0 = 0);
 
+  /// @brief load() from head `head` of the tensor (not the block's bh) into
+  /// dst rows from dst_row0: a K/V head under GQA, a page slot when paged.
+  /// Rows past the head's last row continue into the next head, which is
+  /// adjacent in memory (decode loads a GQA group's query rows at once).
+  /// The Step's bh is `head`: the head of the tensor the bytes came from.
+  Step load_from(Tile& dst, TensorId t, std::int64_t head, std::int64_t row0, std::int64_t rows,
+                 std::int64_t col0, std::int64_t cols, std::int64_t dst_row0 = 0,
+                 std::int64_t dst_col0 = 0);
+  /// @brief store() to head `head` of the tensor from src rows from src_row0.
+  Step store_to(TensorId t, std::int64_t head, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+                std::int64_t cols, const Tile& src, std::int64_t src_row0 = 0, std::int64_t src_col0 = 0);
+
   /// @brief A compute step (no HBM traffic) that produced `produced`.
   Step compute(StepKind kind, std::string_view what, TensorId produced, std::int64_t rows,
                std::int64_t cols, const Flops& flops);
@@ -71,6 +83,8 @@ class Block {
   }
 
   const OnChip& chip() const { return chip_; }
+  /// @brief The row whose softmax state steps report.
+  const WatchedRow& watched() const { return watch_; }
 
  private:
   Step make(StepKind kind, std::string_view what, TensorId t, std::int64_t rows,

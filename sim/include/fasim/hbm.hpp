@@ -34,6 +34,9 @@ struct HbmTensor {
 /// @brief All tensors in HBM, indexed by TensorId; absent ones are unused.
 struct Hbm {
   std::array<std::optional<HbmTensor>, kTensorCount> tensors;
+  /// Paged K/V: physical page of each (sequence, logical page); empty when
+  /// K and V are contiguous (see paged_kv.hpp).
+  std::vector<std::int64_t> block_table;
 
   HbmTensor& at(TensorId t) { return *tensors[index(t)]; }
   const HbmTensor& at(TensorId t) const { return *tensors[index(t)]; }

@@ -9,6 +9,10 @@
 //
 // An output accumulated from earlier chunks (O = sum p_j v_j) must be
 // multiplied by the same alpha before this chunk's p_i v_i are added.
+//
+// Masked scores are -inf and give p_i = 0. While every score seen so far is
+// masked, m stays -inf and l stays 0 (exp(-inf - -inf) would be NaN, so that
+// case is handled before it): a row that sees no key ends with l = 0.
 #pragma once
 
 #include <Eigen/Core>
@@ -29,6 +33,10 @@ struct OnlineSoftmax {
   float absorb(float* scores, std::int64_t n) {
     Eigen::Map<Eigen::ArrayXf> x(scores, n);
     const float m_new = std::max(m, n > 0 ? x.maxCoeff() : m);
+    if (m_new == -std::numeric_limits<float>::infinity()) {  // nothing visible yet
+      x.setZero();
+      return 1.0f;
+    }
     const float alpha = std::exp(m - m_new);  // exp(-inf) = 0 on the first chunk
     x = (x - m_new).exp();
     l = alpha * l + x.sum();

@@ -48,7 +48,7 @@ struct AlgorithmInfo {
   /// Peak on-chip bytes per block for this shape and tiling on this device.
   OnChipBytes (*need)(const Workload&, const Mapping&, const DeviceSpec&);
   /// Declares the algorithm's own HBM tensors (S, P, L, ...) in hbm.
-  void (*declare)(const Workload&, Hbm& hbm, bool with_values);
+  void (*declare)(const Workload&, const Mapping&, Hbm& hbm, bool with_values);
   /// Builds the kernels. The Mapping and DeviceSpec are copied into the program.
   Program (*build)(const Workload&, const Mapping&, const DeviceSpec&);
 };

@@ -9,8 +9,10 @@
 
 namespace fasim {
 
-/// @brief The stable keys: workload {batch, heads, N, d, dtype}, mapping
-/// {algo, br, bc}, device (name), hbm {read_bytes, write_bytes, by_tensor:
+/// @brief The stable keys: workload {batch, heads, N, d, dtype, kv_heads,
+/// N_kv, causal, window, page_size} (kv_heads and N_kv resolved: never 0;
+/// causal is true with a window, which implies it), mapping {algo, br, bc,
+/// splits, double_buffer} (splits: 0 except for decode), device (name), hbm {read_bytes, write_bytes, by_tensor:
 /// {NAME: {read_bytes, write_bytes}}}, flops {matmul, other, exp},
 /// sram {peak_bytes_per_block, capacity_bytes_per_block}, registers {...},
 /// numerics {max_abs_error, max_rel_error} (only when computed), plus

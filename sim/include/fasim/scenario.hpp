@@ -27,11 +27,17 @@ namespace fasim {
 /// N = 1024
 /// d = 64
 /// dtype = "fp16"         # fp32 | fp16 | bf16
+/// kv_heads = 1           # K/V heads (GQA, MQA); default: heads
+/// N_kv = 4096            # key length; default: N
+/// causal = false         # query i sees keys j <= i + N_kv - N
+/// window = 0             # sliding window (implies causal); 0: none
+/// page_size = 0          # rows per K/V page (paged KV cache); 0: contiguous
 /// [mapping]
-/// algo = "flash2"        # naive | flash1 | flash2
+/// algo = "flash2"        # naive | flash1 | flash2 | decode
 /// br = 64
 /// bc = 64
 /// double_buffer = false  # loads of the next tile overlap compute
+/// splits = 0             # decode: key chunks per query block; 0: automatic
 /// [run]
 /// seed = 1
 /// numerics = true
@@ -47,6 +53,12 @@ struct Scenario {
   std::optional<std::int64_t> N;      ///< @brief sequence length (positive)
   std::optional<std::int64_t> d;      ///< @brief head dimension (positive)
   std::optional<DType> dtype;         ///< @brief storage type (parse_dtype)
+  std::optional<std::int64_t> kv_heads;   ///< @brief K/V heads (positive)
+  std::optional<std::int64_t> N_kv;       ///< @brief key length (positive)
+  std::optional<bool> causal;             ///< @brief causal mask
+  std::optional<std::int64_t> window;     ///< @brief sliding window (>= 0; 0: none)
+  std::optional<std::int64_t> page_size;  ///< @brief rows per K/V page (>= 0; 0: contiguous)
+  std::optional<std::int64_t> splits;     ///< @brief decode key chunks (>= 0; 0: automatic)
   std::optional<Algo> algo;           ///< @brief algorithm (parse_algo)
   std::optional<std::int64_t> br;     ///< @brief Br, query rows per tile (positive)
   std::optional<std::int64_t> bc;     ///< @brief Bc, key/value rows per tile (positive)

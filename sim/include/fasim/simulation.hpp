@@ -55,7 +55,8 @@ class Simulation {
   Simulation& operator=(const Simulation&) = delete;
 
   /// @brief Replaces the random values of input Q, K or V (all heads, row-major
-  /// (bh, N, d)) before the first step; values are rounded to the dtype.
+  /// (bh, N, d) for Q, (batch * kv_heads, N_kv, d) for K and V, logical order
+  /// even when paged) before the first step; values are rounded to the dtype.
   /// Throws UserError if the size is wrong, after the first step, or when
   /// counting only.
   void set_input(TensorId t, const std::vector<float>& values);

@@ -28,7 +28,10 @@ struct Step {
   std::string_view what;        ///< short label, e.g. "S = scale * Q K^T"
   std::int32_t kernel = 0;      ///< index of the kernel in the algorithm
   std::int64_t block = 0;       ///< block index within the kernel's grid
-  std::int64_t bh = 0;          ///< which (batch, head) problem
+  /// Which (batch, head) problem. For a load or store: the head of the tensor
+  /// moved, which differs for K/V under GQA (the K/V head), for paged K/V (the
+  /// page slot, see paged_kv.hpp) and for decode's packed query rows.
+  std::int64_t bh = 0;
   std::int64_t qb = -1;         ///< query block i (tile row), -1 if none
   std::int64_t kb = -1;         ///< key/value block j (tile column), -1 if none
   TensorId tensor = TensorId::Q;  ///< tensor moved (load/store) or produced

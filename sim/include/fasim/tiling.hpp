@@ -16,12 +16,16 @@ namespace fasim {
 bool fits(const OnChipBytes& need, const DeviceSpec& dev);
 
 /// @brief flash1: the paper's Bc = ceil(M/4d), Br = min(Bc, d), shrunk until
-/// it fits. Others: Br = Bc = the largest power of two <= 128 (and <= the next
-/// power of two >= N) whose tiles fit. Throws UserError if not even 1 fits.
+/// it fits. Others: the largest power of two t <= 128 whose tiles fit, with
+/// Br = min(t, next power of two >= the query rows (decode: heads / kv_heads * N))
+/// and Bc = min(t, next power of two >= N_kv); with paged K/V, Bc is rounded
+/// down to a multiple (or a divisor) of the page size. splits stays 0 (automatic).
+/// Throws UserError if not even 1 fits.
 Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev);
 
 /// @brief Checks the shape alone (positive, and small enough that every count
-/// fits in 64 bits); throws UserError naming the value and the fix.
+/// fits in 64 bits; kv_heads divides heads; N_kv, window, page_size not
+/// negative); throws UserError naming the value and the fix.
 void validate_workload(const Workload& w);
 
 /// @brief Checks the shape and tiling; throws UserError with one line naming

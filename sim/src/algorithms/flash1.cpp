@@ -4,11 +4,19 @@
 // values 0, 0 and -inf: the block makes them on chip instead of reading them
 // from HBM, so nothing has to initialise HBM first. From j = 1 on they are
 // read back. O_i is kept in HBM in the storage dtype between key blocks.
+//
+// With a mask, a (j, i) pair whose tiles share no visible (query, key) pair
+// is skipped, and a key block no query block sees is not even loaded; "first
+// key block" then means the first one query block i sees. A query block that
+// sees no key at all (causal with N > N_kv) stores O_i = 0 at the end.
 #include "fasim/algorithms/flash1.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
+
+#include "key_tiles.hpp"
 
 namespace fasim::flash1 {
 
@@ -20,7 +28,7 @@ OnChipBytes need(const Workload& w, const Mapping& m, const DeviceSpec&) {
   return n;
 }
 
-void declare(const Workload& w, Hbm& hbm, bool with_values) {
+void declare(const Workload& w, const Mapping&, Hbm& hbm, bool with_values) {
   hbm.add(TensorId::l, w.bh(), w.N, 1, DType::fp32, with_values);
   hbm.add(TensorId::m, w.bh(), w.N, 1, DType::fp32, with_values);
 }
@@ -37,8 +45,9 @@ Generator<Step> block_program(Block& blk, Mapping m) {
   const Workload& w = blk.workload();
   const std::int64_t d = w.d;
   const std::int64_t bh = blk.id();
+  const std::int64_t bkv = w.kv_head_of(bh);
   const std::int64_t Tr = ceil_div(w.N, m.br);
-  const std::int64_t Tc = ceil_div(w.N, m.bc);
+  const std::int64_t Tc = ceil_div(w.n_keys(), m.bc);
   const float scale = static_cast<float>(w.scale());
   const bool num = blk.numerics();
 
@@ -54,20 +63,30 @@ Generator<Step> block_program(Block& blk, Mapping m) {
     c.resize(m.br);
   }
 
+  // The key tiles each query block sees (all of them without a mask).
+  std::vector<KeyTiles> seen(static_cast<std::size_t>(Tr));
+  for (std::int64_t i = 0; i < Tr; ++i)
+    seen[i] = key_tiles(w, m.bc, i * m.br, std::min(w.N, (i + 1) * m.br) - 1);
+  auto sees = [&](std::int64_t i, std::int64_t j) { return seen[i].first <= j && j <= seen[i].last; };
+
   for (std::int64_t j = 0; j < Tc; ++j) {
+    bool any = false;
+    for (std::int64_t i = 0; i < Tr && !any; ++i) any = sees(i, j);
+    if (!any) continue;  // no query block sees these keys: K_j and V_j stay in HBM
     const std::int64_t c0 = j * m.bc;
-    const std::int64_t cols = std::min(m.bc, w.N - c0);
+    const std::int64_t cols = std::min(m.bc, w.n_keys() - c0);
     blk.at(bh, -1, j);
-    co_yield blk.load(k, TensorId::K, c0, cols, 0, d);
-    co_yield blk.load(v, TensorId::V, c0, cols, 0, d);
+    for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, k, TensorId::K, bkv, c0, cols, r);
+    for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, v, TensorId::V, bkv, c0, cols, r);
 
     for (std::int64_t i = 0; i < Tr; ++i) {
+      if (!sees(i, j)) continue;
       const std::int64_t r0 = i * m.br;
       const std::int64_t rows = std::min(m.br, w.N - r0);
       const std::int64_t watched = blk.watched_local_row(r0, rows);
       blk.at(bh, i, j);
       co_yield blk.load(q, TensorId::Q, r0, rows, 0, d);
-      if (j == 0) {
+      if (j == seen[i].first) {
         if (num) {
           o.data.setZero();
           ml.data.col(0).setConstant(-std::numeric_limits<float>::infinity());
@@ -83,6 +102,8 @@ Generator<Step> block_program(Block& blk, Mapping m) {
         s.data.topLeftCorner(rows, cols).noalias() =
             q.data.topRows(rows) * k.data.topRows(cols).transpose();
         s.data.topLeftCorner(rows, cols) *= scale;
+        if (!fully_visible(w, r0, r0 + rows - 1, c0, cols))
+          mask_scores(w, s.data, rows, c0, cols, [r0](std::int64_t r) { return r0 + r; });
       }
       co_yield blk.compute(StepKind::matmul, "S = scale * Q K^T", TensorId::S, rows, cols,
                            {.matmul = 2 * rows * cols * d, .other = rows * cols, .exp = 0});
@@ -90,13 +111,22 @@ Generator<Step> block_program(Block& blk, Mapping m) {
       // The paper's update: m~ = rowmax S, P~ = exp(S - m~), l~ = rowsum P~,
       // m' = max(m, m~), l' = e^(m - m') l + e^(m~ - m') l~,
       // O' = (l e^(m - m') O + e^(m~ - m') P~ V) / l'.
+      // A row whose scores here are all masked has m~ = -inf and P~ = 0; one
+      // that has seen no key yet keeps O = 0, m = -inf, l = 0.
       if (num) {
         for (std::int64_t r = 0; r < rows; ++r) {
           auto srow = s.data.row(r).head(cols);
           const float mt = srow.maxCoeff();
-          srow = (srow.array() - mt).exp().matrix();
+          constexpr float kNone = -std::numeric_limits<float>::infinity();
+          if (mt == kNone) srow.setZero();
+          else srow = (srow.array() - mt).exp().matrix();
           const float lt = srow.sum();
           const float m_new = std::max(ml.data(r, 0), mt);
+          if (m_new == kNone) {
+            a(r) = 1;
+            c(r) = 0;
+            continue;
+          }
           const float e_old = std::exp(ml.data(r, 0) - m_new), e_new = std::exp(mt - m_new);
           const float l_new = e_old * ml.data(r, 1) + e_new * lt;
           a(r) = ml.data(r, 1) * e_old / l_new;
@@ -127,6 +157,16 @@ Generator<Step> block_program(Block& blk, Mapping m) {
       co_yield blk.store(TensorId::m, r0, rows, 0, 1, ml, 0);
       co_yield blk.store(TensorId::l, r0, rows, 0, 1, ml, 1);
     }
+  }
+
+  // Query blocks that see no key: their output is 0.
+  for (std::int64_t i = 0; i < Tr; ++i) {
+    if (seen[i].count() > 0) continue;
+    const std::int64_t r0 = i * m.br;
+    const std::int64_t rows = std::min(m.br, w.N - r0);
+    blk.at(bh, i, -1);
+    if (num) o.data.setZero();
+    co_yield blk.store(TensorId::O, r0, rows, 0, d, o);
   }
 }
 

@@ -4,6 +4,7 @@
 #include "fasim/algorithms/flash2.hpp"
 
 #include "fasim/online_softmax.hpp"
+#include "key_tiles.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -19,22 +20,25 @@ OnChipBytes need(const Workload& w, const Mapping& m, const DeviceSpec&) {
   return n;
 }
 
-void declare(const Workload& w, Hbm& hbm, bool with_values) {
+void declare(const Workload& w, const Mapping&, Hbm& hbm, bool with_values) {
   hbm.add(TensorId::L, w.bh(), w.N, 1, DType::fp32, with_values);
 }
 
 namespace {
 
-// The tile program of one block: query block i of head bh.
+// The tile program of one block: query block i of head bh. It visits only
+// the key tiles its rows see (all of them without a mask), reading them from
+// K/V head kv_head_of(bh).
 Generator<Step> block_program(Block& blk, Mapping m) {
   const Workload& w = blk.workload();
   const std::int64_t d = w.d;
   const std::int64_t Tr = ceil_div(w.N, m.br);
-  const std::int64_t Tc = ceil_div(w.N, m.bc);
   const std::int64_t bh = blk.id() / Tr;
   const std::int64_t i = blk.id() % Tr;
+  const std::int64_t bkv = w.kv_head_of(bh);
   const std::int64_t r0 = i * m.br;
   const std::int64_t rows = std::min(m.br, w.N - r0);  // ragged last block
+  const KeyTiles tiles = key_tiles(w, m.bc, r0, r0 + rows - 1);
   const float scale = static_cast<float>(w.scale());
   const bool num = blk.numerics();
 
@@ -62,17 +66,20 @@ Generator<Step> block_program(Block& blk, Mapping m) {
 
   co_yield blk.load(q, TensorId::Q, r0, rows, 0, d);
 
-  for (std::int64_t j = 0; j < Tc; ++j) {
+  for (std::int64_t j = tiles.first; j <= tiles.last; ++j) {
     const std::int64_t c0 = j * m.bc;
-    const std::int64_t cols = std::min(m.bc, w.N - c0);
+    const std::int64_t cols = std::min(m.bc, w.n_keys() - c0);
     blk.at(bh, i, j);
-    co_yield blk.load(k, TensorId::K, c0, cols, 0, d);
-    co_yield blk.load(v, TensorId::V, c0, cols, 0, d);
+    for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, k, TensorId::K, bkv, c0, cols, r);
+    for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, v, TensorId::V, bkv, c0, cols, r);
 
     if (num) {
       s.data.topLeftCorner(rows, cols).noalias() =
           q.data.topRows(rows) * k.data.topRows(cols).transpose();
       s.data.topLeftCorner(rows, cols) *= scale;
+      // A tile on the diagonal or the window's edge: hide what each row must not see.
+      if (!fully_visible(w, r0, r0 + rows - 1, c0, cols))
+        mask_scores(w, s.data, rows, c0, cols, [r0](std::int64_t r) { return r0 + r; });
     }
     co_yield blk.compute(StepKind::matmul, "S = scale * Q K^T", TensorId::S, rows, cols,
                          {.matmul = 2 * rows * cols * d, .other = rows * cols, .exp = 0});
@@ -104,13 +111,14 @@ Generator<Step> block_program(Block& blk, Mapping m) {
                          {.matmul = 2 * rows * cols * d, .other = 0, .exp = 0});
   }
 
-  // Finish: O = O / l once; L = m + log(l) replaces m.
+  // Finish: O = O / l once; L = m + log(l) replaces m. A row that saw no key
+  // (l = 0) keeps O = 0 and gets L = -inf.
   blk.at(bh, i, -1);
   Step fin = with_row(blk.compute(StepKind::rescale, "O = O / l; L = m + log(l)", TensorId::L,
                                   rows, d, {.matmul = 0, .other = rows * d + 2 * rows, .exp = rows}));
   if (num) {
     for (std::int64_t r = 0; r < rows; ++r) {
-      o.data.row(r) /= ml.data(r, 1);
+      if (ml.data(r, 1) > 0) o.data.row(r) /= ml.data(r, 1);
       ml.data(r, 0) += std::log(ml.data(r, 1));
     }
   }

@@ -1,8 +1,14 @@
 // Standard attention, three kernels, tiled with the mapping's Br and Bc.
 // S and P round-trip through HBM in the workload's dtype.
+//
+// Masks: as standard attention does (PyTorch adds a mask to S before the
+// softmax), kernels 1 and 3 compute every tile of S and P V; only kernel 2
+// applies the mask, hiding masked scores before the softmax (p = 0). So a
+// causal or windowed naive run moves exactly the bytes of an unmasked one.
 #include "fasim/algorithms/naive.hpp"
 
 #include "fasim/online_softmax.hpp"
+#include "key_tiles.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +17,7 @@
 namespace fasim::naive {
 
 bool softmax_rows_fit(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
-  return m.br * w.N * w.elem_bytes() <= dev.sram_bytes_per_block;
+  return m.br * w.n_keys() * w.elem_bytes() <= dev.sram_bytes_per_block;
 }
 
 OnChipBytes need(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
@@ -19,16 +25,16 @@ OnChipBytes need(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
   // Kernel 1: Q_i, K_j in SRAM; S tile in registers.
   const OnChipBytes k1{(m.br + m.bc) * w.d * b, m.br * m.bc * 4};
   // Kernel 2: Br full rows of S (one pass) or one (Br, Bc) chunk (two passes); m, l.
-  const OnChipBytes k2{(softmax_rows_fit(w, m, dev) ? m.br * w.N : m.br * m.bc) * b, 2 * m.br * 4};
+  const OnChipBytes k2{(softmax_rows_fit(w, m, dev) ? m.br * w.n_keys() : m.br * m.bc) * b, 2 * m.br * 4};
   // Kernel 3: P_ij, V_j in SRAM; O accumulator in registers.
   const OnChipBytes k3{(m.br * m.bc + m.bc * w.d) * b, m.br * w.d * 4};
   return {std::max({k1.shared, k2.shared, k3.shared}),
           std::max({k1.registers, k2.registers, k3.registers})};
 }
 
-void declare(const Workload& w, Hbm& hbm, bool with_values) {
-  hbm.add(TensorId::S, w.bh(), w.N, w.N, w.dtype, with_values);
-  hbm.add(TensorId::P, w.bh(), w.N, w.N, w.dtype, with_values);
+void declare(const Workload& w, const Mapping&, Hbm& hbm, bool with_values) {
+  hbm.add(TensorId::S, w.bh(), w.N, w.n_keys(), w.dtype, with_values);
+  hbm.add(TensorId::P, w.bh(), w.N, w.n_keys(), w.dtype, with_values);
 }
 
 namespace {
@@ -53,11 +59,11 @@ Generator<Step> scores(Block& blk, Mapping m) {
   Tile k = blk.shared(m.bc, w.d, w.dtype);  // (Bc, d)
   Tile s = blk.registers(m.br, m.bc);       // (Br, Bc)
   co_yield blk.load(q, TensorId::Q, r0, rows, 0, w.d);
-  for (std::int64_t j = 0; j < ceil_div(w.N, m.bc); ++j) {
+  for (std::int64_t j = 0; j < ceil_div(w.n_keys(), m.bc); ++j) {
     const std::int64_t c0 = j * m.bc;
-    const std::int64_t cols = std::min(m.bc, w.N - c0);
+    const std::int64_t cols = std::min(m.bc, w.n_keys() - c0);
     blk.at(bh, i, j);
-    co_yield blk.load(k, TensorId::K, c0, cols, 0, w.d);
+    for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, k, TensorId::K, w.kv_head_of(bh), c0, cols, r);
     if (blk.numerics()) {
       s.data.topLeftCorner(rows, cols).noalias() =
           q.data.topRows(rows) * k.data.topRows(cols).transpose();
@@ -71,13 +77,16 @@ Generator<Step> scores(Block& blk, Mapping m) {
 
 // Kernel 2: P = softmax(S) row by row. One pass when the block's rows of S fit
 // in SRAM; otherwise pass 1 finds m and l online and pass 2 reloads S to write P.
+// Masked scores become -inf as they arrive; a row that sees no key gets P = 0.
 Generator<Step> softmax(Block& blk, Mapping m, bool rows_fit) {
   const Workload& w = blk.workload();
   const auto [bh, i, r0, rows] = block_rows(blk, m);
   const bool num = blk.numerics();
-  const std::int64_t Tc = ceil_div(w.N, m.bc);
+  const std::int64_t Nk = w.n_keys();
+  const std::int64_t Tc = ceil_div(Nk, m.bc);
+  const auto query_of = [r0](std::int64_t r) { return r0 + r; };
   blk.at(bh, i, -1);
-  Tile s = blk.shared(m.br, rows_fit ? w.N : m.bc, w.dtype);  // (Br, N) or (Br, Bc)
+  Tile s = blk.shared(m.br, rows_fit ? Nk : m.bc, w.dtype);  // (Br, N_kv) or (Br, Bc)
   Tile ml = blk.registers(m.br, 2);                          // (Br, 2) m | l
   const std::int64_t watched = blk.watched_local_row(r0, rows);
   auto with_row = [&](Step st) {
@@ -97,13 +106,19 @@ Generator<Step> softmax(Block& blk, Mapping m, bool rows_fit) {
     for (std::int64_t j = 0; j < Tc; ++j) {
       const std::int64_t c0 = j * m.bc;
       blk.at(bh, i, j);
-      co_yield blk.load(s, TensorId::S, r0, rows, c0, std::min(m.bc, w.N - c0), c0);
+      co_yield blk.load(s, TensorId::S, r0, rows, c0, std::min(m.bc, Nk - c0), c0);
     }
     blk.at(bh, i, -1);
     if (num) {
+      if (w.masked()) mask_scores(w, s.data, rows, 0, Nk, query_of);
       for (std::int64_t r = 0; r < rows; ++r) {
         auto row = s.data.row(r);
         ml.data(r, 0) = row.maxCoeff();
+        ml.data(r, 1) = 0;
+        if (ml.data(r, 0) == -std::numeric_limits<float>::infinity()) {  // sees no key
+          row.setZero();
+          continue;
+        }
         row = (row.array() - ml.data(r, 0)).exp().matrix();
         ml.data(r, 1) = row.sum();
         row /= ml.data(r, 1);
@@ -111,21 +126,22 @@ Generator<Step> softmax(Block& blk, Mapping m, bool rows_fit) {
     }
     // Per element: max, subtract, exp, sum, divide.
     co_yield with_row(blk.compute(StepKind::softmax, "P = softmax(S), whole rows", TensorId::P,
-                                  rows, w.N, {.matmul = 0, .other = 5 * rows * w.N, .exp = rows * w.N}));
+                                  rows, Nk, {.matmul = 0, .other = 5 * rows * Nk, .exp = rows * Nk}));
     for (std::int64_t j = 0; j < Tc; ++j) {
       const std::int64_t c0 = j * m.bc;
       blk.at(bh, i, j);
-      co_yield blk.store(TensorId::P, r0, rows, c0, std::min(m.bc, w.N - c0), s, c0);
+      co_yield blk.store(TensorId::P, r0, rows, c0, std::min(m.bc, Nk - c0), s, c0);
     }
     co_return;
   }
 
   for (std::int64_t j = 0; j < Tc; ++j) {  // pass 1: running max and sum
     const std::int64_t c0 = j * m.bc;
-    const std::int64_t cols = std::min(m.bc, w.N - c0);
+    const std::int64_t cols = std::min(m.bc, Nk - c0);
     blk.at(bh, i, j);
     co_yield blk.load(s, TensorId::S, r0, rows, c0, cols);
     if (num) {
+      if (w.masked()) mask_scores(w, s.data, rows, c0, cols, query_of);
       for (std::int64_t r = 0; r < rows; ++r) {
         OnlineSoftmax row{ml.data(r, 0), ml.data(r, 1)};
         row.absorb(s.data.row(r).data(), cols);  // the exps are discarded; pass 2 reloads S
@@ -139,13 +155,15 @@ Generator<Step> softmax(Block& blk, Mapping m, bool rows_fit) {
   }
   for (std::int64_t j = 0; j < Tc; ++j) {  // pass 2: P = exp(S - m) / l
     const std::int64_t c0 = j * m.bc;
-    const std::int64_t cols = std::min(m.bc, w.N - c0);
+    const std::int64_t cols = std::min(m.bc, Nk - c0);
     blk.at(bh, i, j);
     co_yield blk.load(s, TensorId::S, r0, rows, c0, cols);
     if (num) {
+      if (w.masked()) mask_scores(w, s.data, rows, c0, cols, query_of);
       for (std::int64_t r = 0; r < rows; ++r) {
         auto chunk = s.data.row(r).head(cols);
-        chunk = ((chunk.array() - ml.data(r, 0)).exp() / ml.data(r, 1)).matrix();
+        if (ml.data(r, 1) == 0) chunk.setZero();  // the row sees no key
+        else chunk = ((chunk.array() - ml.data(r, 0)).exp() / ml.data(r, 1)).matrix();
       }
     }
     co_yield blk.compute(StepKind::softmax, "P = exp(S - m) / l (pass 2)", TensorId::P, rows, cols,
@@ -162,12 +180,12 @@ Generator<Step> output(Block& blk, Mapping m) {
   Tile p = blk.shared(m.br, m.bc, w.dtype);  // (Br, Bc)
   Tile v = blk.shared(m.bc, w.d, w.dtype);   // (Bc, d)
   Tile o = blk.registers(m.br, w.d);         // (Br, d)
-  for (std::int64_t j = 0; j < ceil_div(w.N, m.bc); ++j) {
+  for (std::int64_t j = 0; j < ceil_div(w.n_keys(), m.bc); ++j) {
     const std::int64_t c0 = j * m.bc;
-    const std::int64_t cols = std::min(m.bc, w.N - c0);
+    const std::int64_t cols = std::min(m.bc, w.n_keys() - c0);
     blk.at(bh, i, j);
     co_yield blk.load(p, TensorId::P, r0, rows, c0, cols);
-    co_yield blk.load(v, TensorId::V, c0, cols, 0, w.d);
+    for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, v, TensorId::V, w.kv_head_of(bh), c0, cols, r);
     if (blk.numerics())
       o.data.topRows(rows).noalias() += p.data.topLeftCorner(rows, cols) * v.data.topRows(cols);
     co_yield blk.compute(StepKind::matmul, "O += P V", TensorId::O, rows, w.d,
