@@ -8,6 +8,7 @@
 
 #include "fasim/online_softmax.hpp"
 #include "key_tiles.hpp"
+#include "tile_math.hpp"
 
 namespace fasim::decode {
 
@@ -71,23 +72,11 @@ Generator<Step> split(Block& blk, Mapping m) {
   Tile sc = blk.registers(m.br, m.bc);    // (Br, Bc) S, then P
   Tile o = blk.registers(m.br, d);        // (Br, d) unnormalised output
   Tile ml = blk.registers(m.br, 2);       // (Br, 2) m | l
-  if (num) {
-    ml.data.col(0).setConstant(-std::numeric_limits<float>::infinity());
-    ml.data.col(1).setZero();
-    o.data.setZero();
-  }
+  if (num) start_running_state(o, ml);
   // The watched (head, row) as a packed row of this block, or -1.
   const WatchedRow& wr = blk.watched();
   const std::int64_t wp = (wr.bh - head0) * w.N + wr.row - p0;
   const std::int64_t watched = wr.bh >= head0 && wr.bh < head0 + w.group() && wp >= 0 && wp < rows ? wp : -1;
-  auto with_row = [&](Step st) {
-    if (watched >= 0 && num) {
-      st.has_row = true;
-      st.row_m = ml.data(watched, 0);
-      st.row_l = ml.data(watched, 1);
-    }
-    return st;
-  };
 
   co_yield blk.load_from(q, TensorId::Q, head0, p0, rows, 0, d);
   for (std::int64_t j = j_begin; j < j_end; ++j) {
@@ -97,44 +86,28 @@ Generator<Step> split(Block& blk, Mapping m) {
     for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, k, TensorId::K, bkv, c0, cols, r);
     for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, v, TensorId::V, bkv, c0, cols, r);
     if (num) {
-      sc.data.topLeftCorner(rows, cols).noalias() = q.data.topRows(rows) * k.data.topRows(cols).transpose();
-      sc.data.topLeftCorner(rows, cols) *= scale;
+      scaled_scores(sc.data, q, k, rows, cols, scale);
       if (!fully_visible(w, n_min, n_max, c0, cols)) mask_scores(w, sc.data, rows, c0, cols, query_of);
     }
     co_yield blk.compute(StepKind::matmul, "S = scale * Q K^T", TensorId::S, rows, cols,
-                         {.matmul = 2 * rows * cols * d, .other = rows * cols, .exp = 0});
+                         score_flops(rows, cols, d));
+    if (num) online_softmax_update(sc.data, o, ml, rows, cols);
+    co_yield with_row(blk.compute(StepKind::softmax, "online softmax: m, P, l; O *= alpha", TensorId::P,
+                                  rows, cols, online_softmax_flops(rows, cols, d)),
+                      ml, watched, num);
     if (num) {
-      for (std::int64_t r = 0; r < rows; ++r) {
-        OnlineSoftmax row{ml.data(r, 0), ml.data(r, 1)};
-        const float alpha = row.absorb(sc.data.row(r).data(), cols);
-        ml.data(r, 0) = row.m;
-        ml.data(r, 1) = row.l;
-        o.data.row(r) *= alpha;
-      }
-    }
-    co_yield with_row(blk.compute(
-        StepKind::softmax, "online softmax: m, P, l; O *= alpha", TensorId::P, rows, cols,
-        {.matmul = 0, .other = 4 * rows * cols + 4 * rows + rows * d, .exp = rows * cols + rows}));
-    if (num) {
-      if (w.dtype != DType::fp32)  // tensor cores take P in the storage type
-        for (std::int64_t r = 0; r < rows; ++r)
-          for (std::int64_t c = 0; c < cols; ++c) sc.data(r, c) = round_to(w.dtype, sc.data(r, c));
+      round_probabilities(sc.data, rows, cols, w.dtype);
       o.data.topRows(rows).noalias() += sc.data.topLeftCorner(rows, cols) * v.data.topRows(cols);
     }
-    co_yield blk.compute(StepKind::matmul, "O += P V", TensorId::O, rows, d,
-                         {.matmul = 2 * rows * cols * d, .other = 0, .exp = 0});
+    co_yield blk.compute(StepKind::matmul, "O += P V", TensorId::O, rows, d, pv_flops(rows, cols, d));
   }
 
   // This split's O / l and L = m + log l (0 and -inf when it saw no key).
   blk.at(head0, i, -1);
   Step fin = with_row(blk.compute(StepKind::rescale, "O = O / l; L = m + log(l)", TensorId::L, rows, d,
-                                  {.matmul = 0, .other = rows * d + 2 * rows, .exp = rows}));
-  if (num) {
-    for (std::int64_t r = 0; r < rows; ++r) {
-      if (ml.data(r, 1) > 0) o.data.row(r) /= ml.data(r, 1);
-      ml.data(r, 0) += std::log(ml.data(r, 1));
-    }
-  }
+                                  finish_flops(rows, d)),
+                      ml, watched, num);
+  if (num) finish_rows(o, ml, rows);
   co_yield fin;
   if (S == 1) {  // nothing to combine: this is the answer
     co_yield blk.store_to(TensorId::O, head0, p0, rows, 0, d, o);

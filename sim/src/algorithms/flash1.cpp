@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "key_tiles.hpp"
+#include "tile_math.hpp"
 
 namespace fasim::flash1 {
 
@@ -87,11 +88,7 @@ Generator<Step> block_program(Block& blk, Mapping m) {
       blk.at(bh, i, j);
       co_yield blk.load(q, TensorId::Q, r0, rows, 0, d);
       if (j == seen[i].first) {
-        if (num) {
-          o.data.setZero();
-          ml.data.col(0).setConstant(-std::numeric_limits<float>::infinity());
-          ml.data.col(1).setZero();
-        }
+        if (num) start_running_state(o, ml);
       } else {
         co_yield blk.load(o, TensorId::O, r0, rows, 0, d);
         co_yield blk.load(ml, TensorId::m, r0, rows, 0, 1, 0);
@@ -99,14 +96,12 @@ Generator<Step> block_program(Block& blk, Mapping m) {
       }
 
       if (num) {
-        s.data.topLeftCorner(rows, cols).noalias() =
-            q.data.topRows(rows) * k.data.topRows(cols).transpose();
-        s.data.topLeftCorner(rows, cols) *= scale;
+        scaled_scores(s.data, q, k, rows, cols, scale);
         if (!fully_visible(w, r0, r0 + rows - 1, c0, cols))
           mask_scores(w, s.data, rows, c0, cols, [r0](std::int64_t r) { return r0 + r; });
       }
       co_yield blk.compute(StepKind::matmul, "S = scale * Q K^T", TensorId::S, rows, cols,
-                           {.matmul = 2 * rows * cols * d, .other = rows * cols, .exp = 0});
+                           score_flops(rows, cols, d));
 
       // The paper's update: m~ = rowmax S, P~ = exp(S - m~), l~ = rowsum P~,
       // m' = max(m, m~), l' = e^(m - m') l + e^(m~ - m') l~,
@@ -137,14 +132,9 @@ Generator<Step> block_program(Block& blk, Mapping m) {
             for (std::int64_t x = 0; x < cols; ++x) srow(x) = round_to(w.dtype, srow(x));
         }
       }
-      Step sm = blk.compute(StepKind::softmax, "m~, P~, l~; m', l'", TensorId::P, rows, cols,
-                            {.matmul = 0, .other = 4 * rows * cols + 11 * rows, .exp = rows * cols + 2 * rows});
-      if (watched >= 0 && num) {
-        sm.has_row = true;
-        sm.row_m = ml.data(watched, 0);
-        sm.row_l = ml.data(watched, 1);
-      }
-      co_yield sm;
+      co_yield with_row(blk.compute(StepKind::softmax, "m~, P~, l~; m', l'", TensorId::P, rows, cols,
+                                    {.matmul = 0, .other = 4 * rows * cols + 11 * rows, .exp = rows * cols + 2 * rows}),
+                        ml, watched, num);
 
       if (num) {
         const TileMatrix pv = s.data.topLeftCorner(rows, cols) * v.data.topRows(cols);

@@ -9,6 +9,7 @@
 
 #include "fasim/online_softmax.hpp"
 #include "key_tiles.hpp"
+#include "tile_math.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -64,13 +65,9 @@ Generator<Step> scores(Block& blk, Mapping m) {
     const std::int64_t cols = std::min(m.bc, w.n_keys() - c0);
     blk.at(bh, i, j);
     for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, k, TensorId::K, w.kv_head_of(bh), c0, cols, r);
-    if (blk.numerics()) {
-      s.data.topLeftCorner(rows, cols).noalias() =
-          q.data.topRows(rows) * k.data.topRows(cols).transpose();
-      s.data.topLeftCorner(rows, cols) *= scale;
-    }
+    if (blk.numerics()) scaled_scores(s.data, q, k, rows, cols, scale);
     co_yield blk.compute(StepKind::matmul, "S = scale * Q K^T", TensorId::S, rows, cols,
-                         {.matmul = 2 * rows * cols * w.d, .other = rows * cols, .exp = 0});
+                         score_flops(rows, cols, w.d));
     co_yield blk.store(TensorId::S, r0, rows, c0, cols, s);
   }
 }
@@ -89,14 +86,6 @@ Generator<Step> softmax(Block& blk, Mapping m, bool rows_fit) {
   Tile s = blk.shared(m.br, rows_fit ? Nk : m.bc, w.dtype);  // (Br, N_kv) or (Br, Bc)
   Tile ml = blk.registers(m.br, 2);                          // (Br, 2) m | l
   const std::int64_t watched = blk.watched_local_row(r0, rows);
-  auto with_row = [&](Step st) {
-    if (watched >= 0 && num) {
-      st.has_row = true;
-      st.row_m = ml.data(watched, 0);
-      st.row_l = ml.data(watched, 1);
-    }
-    return st;
-  };
   if (num) {
     ml.data.col(0).setConstant(-std::numeric_limits<float>::infinity());
     ml.data.col(1).setZero();
@@ -126,7 +115,7 @@ Generator<Step> softmax(Block& blk, Mapping m, bool rows_fit) {
     }
     // Per element: max, subtract, exp, sum, divide.
     co_yield with_row(blk.compute(StepKind::softmax, "P = softmax(S), whole rows", TensorId::P,
-                                  rows, Nk, {.matmul = 0, .other = 5 * rows * Nk, .exp = rows * Nk}));
+                                  rows, Nk, {.matmul = 0, .other = 5 * rows * Nk, .exp = rows * Nk}), ml, watched, num);
     for (std::int64_t j = 0; j < Tc; ++j) {
       const std::int64_t c0 = j * m.bc;
       blk.at(bh, i, j);
@@ -151,7 +140,7 @@ Generator<Step> softmax(Block& blk, Mapping m, bool rows_fit) {
     }
     co_yield with_row(blk.compute(StepKind::softmax, "m, l online (pass 1)", TensorId::l, rows, cols,
                                   {.matmul = 0, .other = 4 * rows * cols + 4 * rows,
-                                   .exp = rows * cols + rows}));
+                                   .exp = rows * cols + rows}), ml, watched, num);
   }
   for (std::int64_t j = 0; j < Tc; ++j) {  // pass 2: P = exp(S - m) / l
     const std::int64_t c0 = j * m.bc;
