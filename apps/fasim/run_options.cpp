@@ -26,7 +26,7 @@ CLI::Validator whole_number() {
           return "'" + text + "' is not a " + (std::is_signed_v<T> ? "whole number" : "non-negative whole number");
         return {};
       },
-      std::is_signed_v<T> ? "INT" : "UINT");
+      "");  // no description: CLI11 would print it after the type (INT:INT)
 }
 
 }  // namespace
