@@ -2,7 +2,7 @@
 # builds with are installed. As root it installs what is missing with apt-get;
 # otherwise it prints the one apt-get line to run and exits 2.
 FASIM_PACKAGES=(g++ cmake ninja-build libeigen3-dev catch2 libcli11-dev
-  libtomlplusplus-dev nlohmann-json3-dev libbenchmark-dev)
+  libtomlplusplus-dev nlohmann-json3-dev libbenchmark-dev tmux)
 
 fasim_missing_packages() {
   local missing=() p

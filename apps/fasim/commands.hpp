@@ -23,5 +23,7 @@ Action add_plot(CLI::App& app);
 Action add_gpu(CLI::App& app);
 /// @brief `fasim compare`: simulator prediction beside GPU measurement (needs FASIM_CUDA).
 Action add_compare(CLI::App& app);
+/// @brief `fasim lesson`: list the lessons, take one step by step, or grade its exercises.
+Action add_lesson(CLI::App& app);
 
 }  // namespace fasim::cli

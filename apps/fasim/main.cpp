@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   fasim::cli::Action plot = fasim::cli::add_plot(app);
   fasim::cli::Action gpu = fasim::cli::add_gpu(app);
   fasim::cli::Action compare = fasim::cli::add_compare(app);
+  fasim::cli::Action lesson = fasim::cli::add_lesson(app);
 
   try {
     app.parse(argc, argv);
@@ -30,7 +31,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
       std::cerr << "fasim: error: unknown command '" << argv[1]
-                << "'; use one of run, step, devices, sweep, plot, gpu, compare (see 'fasim --help')\n";
+                << "'; use one of run, step, devices, sweep, plot, gpu, compare, lesson (see 'fasim --help')\n";
       return 2;
     }
     std::string where = app.get_subcommands().empty() ? "fasim" : "fasim " + app.get_subcommands()[0]->get_name();
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
       if (sub->get_name() == "plot") return plot();
       if (sub->get_name() == "gpu") return gpu();
       if (sub->get_name() == "compare") return compare();
+      if (sub->get_name() == "lesson") return lesson();
     }
   } catch (const fasim::UserError& e) {
     std::cerr << "fasim: error: " << e.what() << "\n";

@@ -1,0 +1,168 @@
+// `fasim lesson`: list the lessons, show one (section by section, scenarios
+// step by step), or grade its exercises. The lesson format lives in the
+// library (fasim/lesson*.hpp); this file finds lessons, runs their scenarios
+// with the same flags as `fasim run`, and picks the way to show them.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "fasim/error.hpp"
+#include "fasim/lesson.hpp"
+#include "fasim/lesson_numbers.hpp"
+#include "lesson_check.hpp"
+#include "lesson_pager.hpp"
+#include "lesson_text.hpp"
+#include "run_options.hpp"
+
+#ifndef FASIM_LESSONS_DIR
+#define FASIM_LESSONS_DIR "lessons"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace fasim::cli {
+namespace {
+
+struct LessonArgs {
+  std::string which, lessons, answers;
+  bool automatic = false, check = false;
+  CLI::App* app = nullptr;
+};
+
+// --lessons, else $FASIM_LESSONS, else the source tree's lessons/.
+std::string lessons_dir(const LessonArgs& a) {
+  if (a.app->count("--lessons") > 0) return a.lessons;
+  if (const char* env = std::getenv("FASIM_LESSONS"); env && *env) return env;
+  return FASIM_LESSONS_DIR;
+}
+
+// A device or scenario path in a lesson is relative to the lesson's directory.
+std::string beside(const fs::path& dir, const std::string& path) {
+  fs::path p(path);
+  return p.is_relative() ? (dir / p).lexically_normal().string() : path;
+}
+
+// `fasim run` flags -> a Simulation, through the very parser `fasim run` uses.
+SimulationFactory factory_for(const fs::path& lesson_dir) {
+  return [lesson_dir](const std::vector<std::string>& args, bool numerics) {
+    CLI::App app{"fasim run"};
+    app.allow_extras();  // named below, in the order written
+    RunFlags f;
+    add_run_flags(app, f);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+    const std::string see = " (a scenario takes the flags of `fasim run`; see fasim run --help)";
+    try {
+      app.parse(reversed);
+    } catch (const CLI::CallForHelp&) {
+      throw UserError("--help is not a scenario flag; remove it");
+    } catch (const CLI::ParseError& e) {
+      throw UserError(e.what() + see);
+    }
+    if (!app.remaining().empty()) {
+      std::string extra;
+      for (const auto& a : app.remaining()) extra += (extra.empty() ? "" : " ") + a;
+      throw UserError("unexpected '" + extra + "'" + see);
+    }
+    if (f.given("--scenario")) f.scenario = beside(lesson_dir, f.scenario);
+    if (f.given("--device") && (f.device.ends_with(".toml") || f.device.find('/') != std::string::npos))
+      f.device = beside(lesson_dir, f.device);
+    RunConfig c = resolve(f);
+    c.options.numerics = c.options.numerics && numerics;
+    return std::make_unique<Simulation>(c.device, c.workload, c.mapping, c.options);
+  };
+}
+
+std::string two_digits(int n) { return (n >= 0 && n < 10 ? "0" : "") + std::to_string(n); }
+
+int list(const std::string& dir, const TextStyle& style) {
+  const auto entries = list_lessons(dir);
+  if (entries.empty()) {
+    std::cout << "No lessons in " << dir << " (files named NN-slug.md).\n";
+    return 0;
+  }
+  std::cout << "Lessons in " << dir << ":\n";
+  for (const auto& e : entries) {
+    const Lesson L = load_lesson(e.path);
+    ScenarioReports reports(factory_for(fs::path(e.path).parent_path()));
+    LessonNumbers numbers(L, reports);
+    int line = L.title_line;
+    for (const auto& b : L.intro)
+      if (b.kind == LessonBlockKind::paragraph) {
+        line = b.line;
+        break;
+      }
+    std::string summary = inline_markup(numbers.expand(e.summary, line), TextStyle{});
+    std::replace(summary.begin(), summary.end(), '\x1f', ' ');  // inline_markup's unbreakable spaces
+    if (const std::size_t dot = summary.find(". "); dot != std::string::npos) summary.resize(dot + 1);
+    const int room = style.width - 6;
+    if (display_width(summary) > room) {
+      std::size_t cut = static_cast<std::size_t>(room - 3);
+      while (cut > 0 && summary[cut] != ' ') --cut;
+      summary = summary.substr(0, cut) + "...";
+    }
+    std::cout << "\n  " << style.bold(two_digits(e.number) + "  " + e.title) << "\n      " << summary << "\n";
+  }
+  std::cout << "\nRun 'fasim lesson N' to take one: Enter/n next, b back, q quit.\n"
+               "'--auto' prints it all at once; '--check' grades its exercises.\n";
+  return 0;
+}
+
+}  // namespace
+
+Action add_lesson(CLI::App& app) {
+  auto args = std::make_shared<LessonArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "lesson", "Take a lesson: text and scenarios step by step, then exercises (no number: list the lessons)");
+  args->app = sub;
+  sub->footer("Keys: Enter or n next, b back, a to the end of a scenario, q quit.\n"
+              "Lessons are Markdown files; lessons/README.md describes the format.");
+  sub->add_option("lesson", args->which, "Lesson number (see 'fasim lesson'), or the path of a lesson .md file");
+  sub->add_flag("--auto", args->automatic,
+                "Print the whole lesson without waiting for keys (each scenario cut to its first and last steps)");
+  sub->add_flag("--check", args->check, "Ask the lesson's exercises and grade the answers (read from stdin)");
+  sub->add_option("--answers", args->answers, "With --check: the answers, comma-separated, instead of asking");
+  sub->add_option("--lessons", args->lessons,
+                  "Directory of the lessons (default: $FASIM_LESSONS, else the source tree's lessons/)");
+
+  return [args] {
+    const TextStyle style{colour_wanted(), 78};
+    const std::string dir = lessons_dir(*args);
+    const bool has_answers = args->app->count("--answers") > 0;
+    if (has_answers && !args->check) throw UserError("--answers goes with --check; add --check");
+    if (args->which.empty()) {
+      if (args->check || args->automatic) throw UserError("which lesson? give its number, e.g. 'fasim lesson 1 --check'");
+      return list(dir, style);
+    }
+
+    std::string path;
+    if (args->which.ends_with(".md") || args->which.find('/') != std::string::npos) {
+      path = args->which;
+    } else if (args->which.find_first_not_of("0123456789") == std::string::npos && args->which.size() <= 3) {
+      path = find_lesson(dir, std::stoi(args->which));
+    } else {
+      throw UserError("lesson '" + args->which +
+                      "' is neither a number nor a .md file; run 'fasim lesson' to see the numbers");
+    }
+    const Lesson lesson = load_lesson(path);
+    ScenarioReports reports(factory_for(fs::path(path).parent_path()));
+
+    if (args->check) {
+      std::optional<std::string> answers;
+      if (has_answers) answers = args->answers;
+      return check_exercises(lesson, reports, style, answers, std::cin, isatty(STDIN_FILENO), std::cout);
+    }
+    const auto parts = build_parts(lesson, reports, style);
+    if (!args->automatic && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+      show_interactive(lesson, parts, reports, style);
+    else
+      show_auto(lesson, parts, reports, style, std::cout);
+    return 0;
+  };
+}
+
+}  // namespace fasim::cli
