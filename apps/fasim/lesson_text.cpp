@@ -225,13 +225,13 @@ std::string run_summary(const nlohmann::json& r) {
   const auto& w = r.value("workload", nlohmann::json::object());
   const auto& m = r.value("mapping", nlohmann::json::object());
   std::string s = m.value("algo", std::string("?")) + " on " + r.value("device", std::string("?")) + ": N " +
-                  std::to_string(w.value("N", 0)) + ", d " + std::to_string(w.value("d", 0)) + ", " +
+                  std::to_string(w.value("N", std::int64_t{0})) + ", d " + std::to_string(w.value("d", std::int64_t{0})) + ", " +
                   w.value("dtype", std::string("?"));
   if (w.value("batch", 1) * w.value("heads", 1) > 1)
     s += ", " + std::to_string(w.value("batch", 1)) + "x" + std::to_string(w.value("heads", 1)) + " heads";
-  s += ", Br " + std::to_string(m.value("br", 0)) + ", Bc " + std::to_string(m.value("bc", 0)) + "; " +
-       with_commas(r.value("steps", 0)) + " steps; HBM read " + with_commas(r["hbm"].value("read_bytes", 0)) +
-       " B, written " + with_commas(r["hbm"].value("write_bytes", 0)) + " B";
+  s += ", Br " + std::to_string(m.value("br", std::int64_t{0})) + ", Bc " + std::to_string(m.value("bc", std::int64_t{0})) + "; " +
+       with_commas(r.value("steps", std::int64_t{0})) + " steps; HBM read " + with_commas(r["hbm"].value("read_bytes", std::int64_t{0})) +
+       " B, written " + with_commas(r["hbm"].value("write_bytes", std::int64_t{0})) + " B";
   if (r.contains("time")) {
     char t[64];
     std::snprintf(t, sizeof t, "; %.4g us, %s-bound", r["time"].value("seconds", 0.0) * 1e6,
