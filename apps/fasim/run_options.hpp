@@ -25,7 +25,12 @@ struct RunFlags {
   bool double_buffer = false;
   CLI::App* app = nullptr;  ///< to ask which flags were given
 
-  bool given(const std::string& flag) const { return app->count(flag) > 0; }
+  /// @brief True if the user typed `flag`. A command that does not offer the
+  /// flag (e.g. `fasim compare` has no variant flags) never gave it.
+  bool given(const std::string& flag) const {
+    const CLI::Option* o = app->get_option_no_throw(flag);
+    return o != nullptr && o->count() > 0;
+  }
 };
 
 /// @brief Everything a Simulation needs.
