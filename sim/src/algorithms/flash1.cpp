@@ -10,6 +10,7 @@
 // key block" then means the first one query block i sees. A query block that
 // sees no key at all (causal with N > N_kv) stores O_i = 0 at the end.
 #include "fasim/algorithms/flash1.hpp"
+#include "fasim/algorithms/flash2.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -21,13 +22,8 @@
 
 namespace fasim::flash1 {
 
-OnChipBytes need(const Workload& w, const Mapping& m, const DeviceSpec&) {
-  const std::int64_t b = w.elem_bytes();
-  OnChipBytes n;
-  n.shared = (m.br + 2 * m.bc) * w.d * b;                  // Q_i, K_j, V_j
-  n.registers = (m.br * m.bc + m.br * w.d + 2 * m.br) * 4;  // S/P, O_i, (m_i, l_i)
-  return n;
-}
+// The same tiles as flash2: Q_i, K_j, V_j in SRAM; S/P, O_i, (m_i, l_i) in registers.
+OnChipBytes need(const Workload& w, const Mapping& m, const DeviceSpec& dev) { return flash2::need(w, m, dev); }
 
 void declare(const Workload& w, const Mapping&, Hbm& hbm, bool with_values) {
   hbm.add(TensorId::l, w.bh(), w.N, 1, DType::fp32, with_values);
