@@ -71,35 +71,28 @@ Action add_gpu_calibrate(CLI::App& gpu) {
     const std::string path = a->out.empty() ? cuda::default_out_path(who) : a->out;
     if (auto why = cuda::refuse_out_path(path)) throw UserError(*why);
     AtomicFile file(path);
-    try {
-      cuda::CalibrateOptions o;
-      o.runs = a->runs;
-      o.warmup = a->warmup;
-      o.hbm = a->hbm == "read" ? cuda::HbmFigure::read : cuda::HbmFigure::copy;
-      const cuda::Calibration c = cuda::calibrate(o, [](std::string_view line) { std::cerr << line << "\n"; });
-      std::optional<DeviceSpec> stock;
-      if (!c.stock.empty()) stock = load_device(c.stock);
-      const DeviceSpec* s = stock ? &*stock : nullptr;
+    cuda::CalibrateOptions o;
+    o.runs = a->runs;
+    o.warmup = a->warmup;
+    o.hbm = a->hbm == "read" ? cuda::HbmFigure::read : cuda::HbmFigure::copy;
+    const cuda::Calibration c = cuda::calibrate(o, [](std::string_view line) { std::cerr << line << "\n"; });
+    std::optional<DeviceSpec> stock;
+    if (!c.stock.empty()) stock = load_device(c.stock);
+    const DeviceSpec* s = stock ? &*stock : nullptr;
 
-      const std::string text = cuda::device_toml(c);
-      parse_device(text, path);  // what we write must load (throws UserError, exit 2, if not)
-      file.stream() << text;
-      file.commit();
+    const std::string text = cuda::device_toml(c);
+    parse_device(text, path);  // what we write must load (throws UserError, exit 2, if not)
+    file.stream() << text;
+    file.commit();
 
-      if (a->json) {
-        nlohmann::json j = cuda::to_json(c, s);
-        j["out"] = path;
-        std::cout << j.dump(2) << "\n";
-      } else {
-        std::cout << cuda::figures_table(c, s) << "\nwrote " << path << " (use it with --device " << path << ")\n";
-      }
-      return 0;
-    } catch (const UserError&) {
-      throw;
-    } catch (const std::exception& e) {  // a CUDA failure: not the user's input
-      std::cerr << "fasim: error: " << e.what() << "\n";
-      return 1;
+    if (a->json) {
+      nlohmann::json j = cuda::to_json(c, s);
+      j["out"] = path;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << cuda::figures_table(c, s) << "\nwrote " << path << " (use it with --device " << path << ")\n";
     }
+    return 0;
 #else
     return 2;
 #endif

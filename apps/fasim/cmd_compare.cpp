@@ -129,14 +129,6 @@ std::vector<Point> grid(const CompareArgs& a, const CLI::App& sub) {
 
 #if FASIM_HAVE_CUDA
 
-std::string utc_date() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
 
 std::string csv_cell(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -396,24 +388,17 @@ Action add_compare(CLI::App& app) {
     const std::vector<Point> points = grid(*a, *sub);  // bad flags: exit 2 before anything runs
     require_gpu();
 #if FASIM_HAVE_CUDA
-    try {
-      if (a->sweep) return run_sweep(*a, sub, points);
-      const Comparison cmp = compare_point(flags_for(*a, sub, points.front()), a->runs);
-      if (a->json)
-        std::cout << comparison_json(cmp, utc_date()).dump(2) << "\n";
-      else
-        print_table(std::cout, cmp);
-      if (!cmp.hbm_exact()) {
-        std::cerr << "fasim: error: the kernel's own HBM counters differ from the simulator's Ledger\n";
-        return 1;
-      }
-      return cmp.measured.hw ? 0 : 1;
-    } catch (const UserError&) {
-      throw;
-    } catch (const std::exception& e) {  // a CUDA failure: not the user's input
-      std::cerr << "fasim: error: " << e.what() << "\n";
+    if (a->sweep) return run_sweep(*a, sub, points);
+    const Comparison cmp = compare_point(flags_for(*a, sub, points.front()), a->runs);
+    if (a->json)
+      std::cout << comparison_json(cmp, utc_date()).dump(2) << "\n";
+    else
+      print_table(std::cout, cmp);
+    if (!cmp.hbm_exact()) {
+      std::cerr << "fasim: error: the kernel's own HBM counters differ from the simulator's Ledger\n";
       return 1;
     }
+    return cmp.measured.hw ? 0 : 1;
 #else
     (void)points;
     return 2;

@@ -175,31 +175,24 @@ Action add_gpu(CLI::App& app) {
     if (gpu->got_subcommand("calibrate")) return calibrate();
     require_gpu();
 #if FASIM_HAVE_CUDA
-    try {
-      std::string note;
-      const RunConfig c = resolve_for_gpu(args->flags, note);
-      validate(c.workload, c.mapping, c.device);
-      cuda::MeasureOptions options;
-      options.timed_runs = args->runs;
-      options.check = c.options.numerics;
-      const cuda::Measurement m = cuda::measure(c.device, c.workload, c.mapping, c.options.l2, c.options.seed, options);
-      if (args->json) {
-        nlohmann::json j = cuda::to_json(m);
-        j["workload"] = {{"batch", c.workload.batch}, {"heads", c.workload.heads}, {"N", c.workload.N},
-                         {"d", c.workload.d}, {"dtype", std::string(name(c.workload.dtype))}};
-        j["mapping"] = {{"algo", std::string(name(c.mapping.algo))}, {"br", c.mapping.br}, {"bc", c.mapping.bc}};
-        j["device"] = c.device.name;
-        std::cout << j.dump(2) << "\n";
-      } else {
-        print_measurement(std::cout, c, m, note);
-      }
-      return m.hw ? 0 : 1;
-    } catch (const UserError&) {
-      throw;
-    } catch (const std::exception& e) {  // a CUDA failure: not the user's input
-      std::cerr << "fasim: error: " << e.what() << "\n";
-      return 1;
+    std::string note;
+    const RunConfig c = resolve_for_gpu(args->flags, note);
+    validate(c.workload, c.mapping, c.device);
+    cuda::MeasureOptions options;
+    options.timed_runs = args->runs;
+    options.check = c.options.numerics;
+    const cuda::Measurement m = cuda::measure(c.device, c.workload, c.mapping, c.options.l2, c.options.seed, options);
+    if (args->json) {
+      nlohmann::json j = cuda::to_json(m);
+      j["workload"] = {{"batch", c.workload.batch}, {"heads", c.workload.heads}, {"N", c.workload.N},
+                       {"d", c.workload.d}, {"dtype", std::string(name(c.workload.dtype))}};
+      j["mapping"] = {{"algo", std::string(name(c.mapping.algo))}, {"br", c.mapping.br}, {"bc", c.mapping.bc}};
+      j["device"] = c.device.name;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      print_measurement(std::cout, c, m, note);
     }
+    return m.hw ? 0 : 1;
 #else
     return 2;
 #endif

@@ -53,6 +53,9 @@ int main(int argc, char** argv) {
   } catch (const fasim::UserError& e) {
     std::cerr << "fasim: error: " << e.what() << "\n";
     return 2;
+  } catch (const std::exception& e) {  // not the user's input (e.g. a CUDA failure): exit 1
+    std::cerr << "fasim: error: " << e.what() << "\n";
+    return 1;
   }
   return 2;
 }

@@ -5,21 +5,10 @@
 #include "fasim/cuda/calibrate.hpp"
 #include "fasim/cuda/measure.hpp"
 #include "fasim/error.hpp"
+#include "fasim/format.hpp"
 
 namespace fasim::cuda {
 
-namespace {
-
-std::string today_utc() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
-}  // namespace
 
 Calibration calibrate(const CalibrateOptions& options, const std::function<void(std::string_view)>& progress) {
   if (options.runs < 20)
@@ -29,7 +18,7 @@ Calibration calibrate(const CalibrateOptions& options, const std::function<void(
   Calibration c;
   c.gpu = g.name;
   c.driver = g.driver;
-  c.date = today_utc();
+  c.date = utc_date();
   c.stock = stock_profile_for(g.name);
   detail::run_benchmarks(c, options, progress);
   return c;

@@ -1,6 +1,8 @@
 #include "fasim/format.hpp"
 
+#include <cctype>
 #include <cmath>
+#include <ctime>
 #include <cstdio>
 
 namespace fasim {
@@ -38,6 +40,22 @@ std::string human_count(double v) {
   char buf[32];
   if (p == 0) std::snprintf(buf, sizeof buf, "%.0f", v);
   else std::snprintf(buf, sizeof buf, "%.2f%s", v, prefixes[p]);
+  return buf;
+}
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::string utc_date() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
   return buf;
 }
 

@@ -6,17 +6,12 @@
 #include <cmath>
 
 #include "fasim/error.hpp"
+#include "fasim/format.hpp"
 #include "fasim/lesson_calc.hpp"
 
 namespace fasim {
 namespace {
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });

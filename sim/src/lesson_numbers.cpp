@@ -6,18 +6,13 @@
 #include <cctype>
 
 #include "fasim/error.hpp"
+#include "fasim/format.hpp"
 #include "fasim/lesson_calc.hpp"
 #include "fasim/report.hpp"
 
 namespace fasim {
 namespace {
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 int lines_in(std::string_view s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 

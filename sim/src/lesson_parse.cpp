@@ -8,18 +8,13 @@
 #include <sstream>
 
 #include "fasim/error.hpp"
+#include "fasim/format.hpp"
 #include "fasim/lesson.hpp"
 #include "fasim/lesson_numbers.hpp"
 
 namespace fasim {
 namespace {
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 bool blank(std::string_view s) { return trim(s).empty(); }
 bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }

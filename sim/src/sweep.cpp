@@ -22,7 +22,8 @@ constexpr const char* kValueSyntax =
   throw UserError(std::string(flag) + " '" + std::string(text) + "': " + why + "; " + fix);
 }
 
-std::string_view trim(std::string_view s) {
+// Blanks around a value, as a view into the flag's text (the values stay views).
+std::string_view trim_view(std::string_view s) {
   const auto b = s.find_first_not_of(" \t");
   if (b == std::string_view::npos) return {};
   return s.substr(b, s.find_last_not_of(" \t") - b + 1);
@@ -32,7 +33,7 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;
   for (std::size_t start = 0;;) {
     const std::size_t end = s.find(sep, start);
-    out.push_back(trim(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start)));
+    out.push_back(trim_view(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start)));
     if (end == std::string_view::npos) return out;
     start = end + 1;
   }

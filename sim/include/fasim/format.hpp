@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace fasim {
 
@@ -10,6 +11,10 @@ namespace fasim {
 std::string with_commas(std::int64_t v);
 /// @brief Bytes in binary units: "512 B", "16.0 KiB", "1.50 MiB", "2.00 GiB".
 std::string human_bytes(double bytes);
+/// @brief s without leading and trailing white space.
+std::string trim(std::string_view s);
+/// @brief Today's date in UTC, "YYYY-MM-DD".
+std::string utc_date();
 /// @brief A count with SI prefix: "4.29 G", "512", "1.20 T".
 std::string human_count(double v);
 
