@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "compare_recorded.hpp"
 #include "fasim/atomic_file.hpp"
 #include "fasim/error.hpp"
+#include "fasim/fidelity.hpp"
 #include "fasim/format.hpp"
 #include "fasim/simulation.hpp"
 #include "fasim/sweep.hpp"
@@ -38,7 +40,7 @@ namespace {
 struct CompareArgs {
   // Axes: one value each, or (with --sweep) lists and ranges as `fasim sweep` takes them.
   std::string algo, dtype, N, d, batch, heads, br, bc, l2;
-  std::string device, scenario, out;
+  std::string device, scenario, out, recorded, misses;
   std::uint64_t seed = 0;
   std::int64_t row = 0;
   bool no_numerics = false, double_buffer = false, json = false, sweep = false;
@@ -188,20 +190,20 @@ Comparison compare_point(const RunFlags& f, int runs) {
   cmp.measured = cuda::measure(c.device, c.workload, c.mapping, c.options.l2, c.options.seed, options);
   const cuda::Measurement& m = cmp.measured;
 
-  const Traffic hbm = sim.ledger().hbm_total(), own = m.own_total();
-  const CacheTraffic cache = sim.ledger().cache_total();
+  const Traffic own = m.own_total();
+  const MetricValues p = predicted_metrics(sim);
   auto hw = [&](double (*get)(const cuda::HwCounters&)) -> std::optional<double> {
     if (!m.hw) return std::nullopt;
     return get(*m.hw);
   };
   cmp.rows = {
-      {&kMetrics[0], static_cast<double>(hbm.read_bytes), static_cast<double>(own.read_bytes), true},
-      {&kMetrics[1], static_cast<double>(hbm.write_bytes), static_cast<double>(own.write_bytes), true},
-      {&kMetrics[2], static_cast<double>(cache.l2_read_bytes), hw([](const cuda::HwCounters& h) { return h.l2_read_bytes(); })},
-      {&kMetrics[3], static_cast<double>(cache.l2_write_bytes), hw([](const cuda::HwCounters& h) { return h.l2_write_bytes(); })},
-      {&kMetrics[4], static_cast<double>(cache.dram_read_bytes), hw([](const cuda::HwCounters& h) { return h.dram_read_bytes; })},
-      {&kMetrics[5], static_cast<double>(cache.dram_write_bytes), hw([](const cuda::HwCounters& h) { return h.dram_write_bytes; })},
-      {&kMetrics[6], sim.time().seconds, m.time.median_s}};
+      {&kMetrics[0], p[0], static_cast<double>(own.read_bytes), true},
+      {&kMetrics[1], p[1], static_cast<double>(own.write_bytes), true},
+      {&kMetrics[2], p[2], hw([](const cuda::HwCounters& h) { return h.l2_read_bytes(); })},
+      {&kMetrics[3], p[3], hw([](const cuda::HwCounters& h) { return h.l2_write_bytes(); })},
+      {&kMetrics[4], p[4], hw([](const cuda::HwCounters& h) { return h.dram_read_bytes; })},
+      {&kMetrics[5], p[5], hw([](const cuda::HwCounters& h) { return h.dram_write_bytes; })},
+      {&kMetrics[6], p[6], m.time.median_s}};
   cmp.predicted_seconds = sim.time().seconds;
   cmp.predicted_bound = std::string(name(sim.time().bound));
   return cmp;
@@ -372,6 +374,10 @@ Action add_compare(CLI::App& app) {
   sub->add_flag("--json", a->json, "Print one JSON object (not with --sweep)");
   sub->add_flag("--sweep", a->sweep, "Compare every point of the grid the lists and ranges span; write long-form CSV");
   sub->add_option("--out", a->out, "With --sweep: write the CSV to FILE (default: stdout)");
+  sub->add_option("--recorded", a->recorded,
+                  "Predict a recorded run (long-form CSV from --sweep) again; no GPU needed. The device is --device, "
+                  "else NAME-measured.toml beside NAME-sweep.csv");
+  sub->add_option("--misses", a->misses, "With --recorded: write the points outside their bars to this CSV");
   sub->add_option("--runs", a->runs, "Timed runs per point; the time is their median (default 20, at least 20)")
       ->check(CLI::Range(20, 100000));
   sub->footer(
@@ -383,6 +389,8 @@ Action add_compare(CLI::App& app) {
       "dram_write_bytes, time_s. Exit 0: HBM exact everywhere; 1: a difference, no counters, or a GPU failure.");
 
   return [a, sub]() -> int {
+    if (!a->recorded.empty()) return compare_recorded(a->recorded, a->device, a->misses);
+    if (!a->misses.empty()) throw UserError("--misses goes with --recorded FILE.csv");
     if (a->json && a->sweep) throw UserError("--json and --sweep do not go together; --sweep writes CSV");
     if (!a->out.empty() && !a->sweep) throw UserError("--out goes with --sweep; without it the table goes to stdout");
     const std::vector<Point> points = grid(*a, *sub);  // bad flags: exit 2 before anything runs

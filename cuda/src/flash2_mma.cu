@@ -10,6 +10,7 @@
 //   - tiles are copied with cp.async (16 B per copy) and overlap the math:
 //     V_j streams in during S = Q K_j^T, K_{j+1} during the softmax and P V_j;
 //   - rows of shared memory are padded by 16 B so ldmatrix hits distinct banks;
+//   - O leaves through shared memory in 16-byte stores, whole sectors at a time;
 //   - the ragged last tile copies only its real rows; the rest of the tile is
 //     zeroed in shared memory (no HBM traffic) and masked to -inf in S.
 // Instances: Br, Bc, d in {64, 128}, storage fp16 or bf16.
@@ -189,22 +190,32 @@ __global__ void __launch_bounds__(BR * 2) flash2_mma_kernel(Params p) {
     __syncthreads();  // every warp is done with V_j before the next copy
   }
 
-  // O = O / l, L = m + log l, for the real rows only.
+  // O = O / l, L = m + log l, for the real rows only. O goes through this
+  // warp's own rows of the Q tile (Q is no longer needed), so that HBM sees
+  // whole 16-byte stores: straight from the accumulators each thread would
+  // write 4 bytes, and every 32-byte sector would be written in two halves.
   T* O = static_cast<T*>(p.o) + (head + r0) * D;
+  T* so = sq + warp * 16 * LD;  // (16, d) of this warp
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     float l = l_run[h];
     l += __shfl_xor_sync(0xffffffffu, l, 1);
     l += __shfl_xor_sync(0xffffffffu, l, 2);
-    const int r = warp * 16 + g + 8 * h;
-    if (r < rows) {
-      const float inv = 1.0f / l;
+    const float inv = 1.0f / l;
 #pragma unroll
-      for (int dt = 0; dt < D / 8; ++dt)
-        *reinterpret_cast<unsigned*>(O + static_cast<std::size_t>(r) * D + dt * 8 + tig * 2) =
-            pack<T>(o[dt][2 * h] * inv, o[dt][2 * h + 1] * inv);
-      if (tig == 0) p.lse[head + r0 + r] = m_run[h] / 1.4426950408889634f + logf(l);
-    }
+    for (int dt = 0; dt < D / 8; ++dt)
+      *reinterpret_cast<unsigned*>(so + (g + 8 * h) * LD + dt * 8 + tig * 2) =
+          pack<T>(o[dt][2 * h] * inv, o[dt][2 * h + 1] * inv);
+    const int r = warp * 16 + g + 8 * h;
+    if (r < rows && tig == 0) p.lse[head + r0 + r] = m_run[h] / 1.4426950408889634f + logf(l);
+  }
+  __syncwarp();
+  constexpr int kChunks = D * static_cast<int>(sizeof(T)) / 16;  // 16 B stores per row
+  for (int idx = lane; idx < 16 * kChunks; idx += 32) {
+    const int r = idx / kChunks, ch = idx % kChunks;
+    if (warp * 16 + r < rows)
+      *reinterpret_cast<uint4*>(O + static_cast<std::size_t>(warp * 16 + r) * D + ch * 8) =
+          *reinterpret_cast<const uint4*>(so + r * LD + ch * 8);
   }
   tally(p.counters, kO, kWrite, rows, D, sizeof(T));
   tally(p.counters, kLse, kWrite, rows, 1, sizeof(float));

@@ -1,0 +1,109 @@
+// Fidelity: how close the simulator's predictions come to recorded GPU runs.
+// A recorded run is a long-form CSV (one row per number) written by
+// `fasim compare --sweep` on a GPU machine and committed under docs/results/.
+// Here it is read back, every point is predicted again with the current
+// simulator, and each metric's error is checked against its bar. This needs
+// no GPU, so CI sees a model change that makes the fit worse.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fasim/device_spec.hpp"
+#include "fasim/machine.hpp"
+#include "fasim/mapping.hpp"
+#include "fasim/simulation.hpp"
+#include "fasim/workload.hpp"
+
+namespace fasim {
+
+/// @brief The quantities a comparison reports, in print and CSV order.
+enum class Metric : std::uint8_t {
+  hbm_read_bytes,    ///< HBM read requests (the kernel's own counters: exact)
+  hbm_write_bytes,   ///< HBM write requests (exact)
+  l2_read_bytes,     ///< sectors the SMs read from L2, in bytes
+  l2_write_bytes,    ///< sectors the SMs wrote to L2, in bytes
+  dram_read_bytes,   ///< bytes read from DRAM
+  dram_write_bytes,  ///< bytes written to DRAM
+  time_s,            ///< seconds
+};
+/// @brief How many Metric values there are.
+inline constexpr std::size_t kMetricCount = 7;
+/// @brief The CSV name of m ("dram_read_bytes").
+const char* name(Metric m);
+/// @brief The metric with CSV name s, if any.
+std::optional<Metric> parse_metric(const std::string& s);
+
+/// @brief One number per Metric.
+using MetricValues = std::array<double, kMetricCount>;
+
+/// @brief The predicted value of every metric of a finished simulation.
+MetricValues predicted_metrics(const Simulation& sim);
+
+/// @brief The bar a metric's error must stay within, in percent (0: exact).
+double bar_pct(Metric m);
+
+/// @brief Error of a prediction in percent: (predicted - measured) / measured.
+/// Both zero is 0; measured zero and predicted not is +infinity.
+double error_pct(double predicted, double measured);
+
+/// @brief One point of a recorded run: its settings and, per metric, what was
+/// predicted then and measured (unset: not recorded, e.g. no counters).
+struct RecordedPoint {
+  std::string device, driver, date;  ///< the GPU, its driver, the day
+  Workload workload;                 ///< the shape
+  Mapping mapping;                   ///< algorithm and tiles
+  L2Start l2 = L2Start::cold;        ///< L2 at the start of each measured range
+  std::array<std::optional<double>, kMetricCount> predicted{};  ///< as recorded
+  std::array<std::optional<double>, kMetricCount> measured{};   ///< on the GPU
+};
+
+/// @brief Reads a long-form recorded CSV (header device,driver,date,algo,
+/// dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured). Rows of
+/// one point may come in any order. Throws UserError naming the file, the
+/// line and the problem.
+std::vector<RecordedPoint> read_recorded_csv(const std::string& path);
+
+/// @brief A recorded point predicted again with the current simulator.
+struct Reprediction {
+  const RecordedPoint* point = nullptr;  ///< what was recorded
+  MetricValues predicted{};              ///< the current model's numbers
+  std::string bound;                     ///< what bounds the predicted time
+};
+
+/// @brief Predicts every point again on `device` (counting only).
+std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, const DeviceSpec& device);
+
+/// @brief "flash2 fp16 B=1 H=16 N=4096 d=64 Br=128 Bc=64 L2 cold".
+std::string describe(const RecordedPoint& p);
+
+/// @brief A metric of a point whose error is outside its bar.
+struct Miss {
+  std::string point;   ///< describe() of the point
+  Metric metric{};     ///< which number
+  double error_pct{};  ///< its error now
+};
+
+/// @brief Every (point, metric) outside its bar; HBM rows that are not exact
+/// are included (their bar is 0). Metrics not measured are skipped.
+std::vector<Miss> find_misses(const std::vector<Reprediction>& reps);
+
+/// @brief Writes misses as CSV (point,metric,error_pct), atomically.
+void write_misses(const std::string& path, const std::vector<Miss>& misses);
+/// @brief Reads a file written by write_misses. Throws UserError if malformed.
+std::vector<Miss> read_misses(const std::string& path);
+
+/// @brief The ratchet CI applies to recorded runs. Every miss found now must
+/// be on the `known` list, with an error no larger than listed (0.05 points
+/// of slack for rounding); a known miss that now meets its bar must leave
+/// the list; HBM is never allowed to miss. Returns one line per problem.
+std::vector<std::string> ratchet_problems(const std::vector<Miss>& now, const std::vector<Miss>& known);
+
+/// @brief Mean absolute error in percent of one metric over the points that
+/// measured it (0 if none).
+double mean_abs_error_pct(const std::vector<Reprediction>& reps, Metric m);
+
+}  // namespace fasim

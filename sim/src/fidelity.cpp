@@ -1,0 +1,245 @@
+#include "fasim/fidelity.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include "fasim/atomic_file.hpp"
+#include "fasim/error.hpp"
+#include "fasim/format.hpp"
+
+namespace fasim {
+
+namespace {
+
+constexpr const char* kMetricNames[kMetricCount] = {"hbm_read_bytes",  "hbm_write_bytes", "l2_read_bytes",
+                                                    "l2_write_bytes",  "dram_read_bytes", "dram_write_bytes",
+                                                    "time_s"};
+constexpr const char* kHeader = "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured";
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(line);
+  while (std::getline(in, item, ',')) out.push_back(trim(item));
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+}  // namespace
+
+const char* name(Metric m) { return kMetricNames[static_cast<std::size_t>(m)]; }
+
+std::optional<Metric> parse_metric(const std::string& s) {
+  for (std::size_t i = 0; i < kMetricCount; ++i)
+    if (s == kMetricNames[i]) return static_cast<Metric>(i);
+  return std::nullopt;
+}
+
+MetricValues predicted_metrics(const Simulation& sim) {
+  const Traffic hbm = sim.ledger().hbm_total();
+  const CacheTraffic c = sim.ledger().cache_total();
+  return {static_cast<double>(hbm.read_bytes),     static_cast<double>(hbm.write_bytes),
+          static_cast<double>(c.l2_read_bytes),    static_cast<double>(c.l2_write_bytes),
+          static_cast<double>(c.dram_read_bytes),  static_cast<double>(c.dram_write_bytes),
+          sim.time().seconds};
+}
+
+double bar_pct(Metric m) {
+  switch (m) {
+    case Metric::hbm_read_bytes:
+    case Metric::hbm_write_bytes: return 0;
+    case Metric::time_s: return 25;
+    default: return 10;
+  }
+}
+
+double error_pct(double predicted, double measured) {
+  if (measured == 0) return predicted == 0 ? 0 : std::numeric_limits<double>::infinity();
+  return (predicted - measured) / measured * 100;
+}
+
+std::string describe(const RecordedPoint& p) {
+  const Workload& w = p.workload;
+  return std::string(name(p.mapping.algo)) + " " + std::string(name(w.dtype)) + " B=" + std::to_string(w.batch) +
+         " H=" + std::to_string(w.heads) + " N=" + std::to_string(w.N) + " d=" + std::to_string(w.d) +
+         " Br=" + std::to_string(p.mapping.br) + " Bc=" + std::to_string(p.mapping.bc) + " L2 " +
+         (p.l2 == L2Start::warm ? "warm" : "cold");
+}
+
+std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError("cannot read recorded run '" + path + "'; check the path");
+  std::string line;
+  std::getline(in, line);
+  if (trim(line) != kHeader)
+    throw UserError(path + ":1: not a recorded run (the header must be " + std::string(kHeader) + ")");
+  std::vector<RecordedPoint> points;
+  std::map<std::string, std::size_t> index;  // point key -> position
+  for (int lineno = 2; std::getline(in, line); ++lineno) {
+    if (trim(line).empty()) continue;
+    const std::vector<std::string> f = split(line);
+    const std::string where = path + ":" + std::to_string(lineno) + ": ";
+    if (f.size() != 15) throw UserError(where + "expected 15 fields, found " + std::to_string(f.size()) + "; fix the row");
+    auto integer = [&](const std::string& s, const char* what) {
+      try {
+        std::size_t used = 0;
+        const long long v = std::stoll(s, &used);
+        if (used == s.size() && v > 0) return static_cast<std::int64_t>(v);
+      } catch (const std::exception&) {
+      }
+      throw UserError(where + what + " '" + s + "' is not a positive whole number; fix the row");
+    };
+    auto number = [&](const std::string& s, const char* what) -> std::optional<double> {
+      if (s.empty()) return std::nullopt;
+      try {
+        std::size_t used = 0;
+        const double v = std::stod(s, &used);
+        if (used == s.size() && std::isfinite(v) && v >= 0) return v;
+      } catch (const std::exception&) {
+      }
+      throw UserError(where + what + " '" + s + "' is not a number >= 0; fix the row");
+    };
+    const std::string point_key = f[0] + "," + f[1] + "," + f[2] + "," + f[3] + "," + f[4] + "," + f[5] + "," + f[6] + "," +
+                                  f[7] + "," + f[8] + "," + f[9] + "," + f[10] + "," + f[11];
+    auto [it, fresh] = index.try_emplace(point_key, points.size());
+    if (fresh) {
+      RecordedPoint p;
+      p.device = f[0], p.driver = f[1], p.date = f[2];
+      const auto algo = parse_algo(f[3]);
+      if (!algo) throw UserError(where + "unknown algorithm '" + f[3] + "'; use naive, flash1, flash2 or decode");
+      const auto dtype = parse_dtype(f[4]);
+      if (!dtype) throw UserError(where + "unknown dtype '" + f[4] + "'; use fp32, fp16 or bf16");
+      if (f[11] != "cold" && f[11] != "warm") throw UserError(where + "l2_mode '" + f[11] + "' must be cold or warm");
+      p.mapping.algo = *algo;
+      p.workload.dtype = *dtype;
+      p.workload.batch = integer(f[5], "batch");
+      p.workload.heads = integer(f[6], "heads");
+      p.workload.N = integer(f[7], "N");
+      p.workload.d = integer(f[8], "d");
+      p.mapping.br = integer(f[9], "br");
+      p.mapping.bc = integer(f[10], "bc");
+      p.l2 = f[11] == "warm" ? L2Start::warm : L2Start::cold;
+      points.push_back(std::move(p));
+    }
+    RecordedPoint& p = points[it->second];
+    const auto metric = parse_metric(f[12]);
+    if (!metric) throw UserError(where + "unknown metric '" + f[12] + "'; see docs/results/README.md");
+    const auto m = static_cast<std::size_t>(*metric);
+    if (p.measured[m] || p.predicted[m]) throw UserError(where + "metric " + f[12] + " appears twice for this point");
+    p.predicted[m] = number(f[13], "predicted");
+    p.measured[m] = number(f[14], "measured");
+  }
+  if (points.empty()) throw UserError(path + ": no rows; record a run with `fasim compare --sweep`");
+  return points;
+}
+
+std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, const DeviceSpec& device) {
+  std::vector<Reprediction> out;
+  out.reserve(points.size());
+  for (const RecordedPoint& p : points) {
+    Simulation sim(device, p.workload, p.mapping, {.numerics = false, .l2 = p.l2});
+    sim.run();
+    out.push_back({&p, predicted_metrics(sim), std::string(name(sim.time().bound))});
+  }
+  return out;
+}
+
+std::vector<Miss> find_misses(const std::vector<Reprediction>& reps) {
+  std::vector<Miss> out;
+  for (const Reprediction& r : reps)
+    for (std::size_t i = 0; i < kMetricCount; ++i) {
+      const auto measured = r.point->measured[i];
+      if (!measured) continue;
+      const auto m = static_cast<Metric>(i);
+      const double e = error_pct(r.predicted[i], *measured);
+      const bool exact_needed = bar_pct(m) == 0;
+      if (exact_needed ? r.predicted[i] != *measured : !(std::abs(e) <= bar_pct(m)))
+        out.push_back({describe(*r.point), m, e});
+    }
+  return out;
+}
+
+void write_misses(const std::string& path, const std::vector<Miss>& misses) {
+  std::ostringstream os;
+  os << "point,metric,error_pct\n";
+  char buf[32];
+  for (const Miss& m : misses) {
+    std::snprintf(buf, sizeof buf, "%.2f", m.error_pct);
+    os << m.point << "," << name(m.metric) << "," << buf << "\n";
+  }
+  AtomicFile out(path);
+  out.stream() << os.str();
+  out.commit();
+}
+
+std::vector<Miss> read_misses(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError("cannot read the list of known misses '" + path + "'; check the path");
+  std::string line;
+  std::getline(in, line);
+  if (trim(line) != "point,metric,error_pct")
+    throw UserError(path + ":1: not a list of misses (the header must be point,metric,error_pct)");
+  std::vector<Miss> out;
+  for (int lineno = 2; std::getline(in, line); ++lineno) {
+    if (trim(line).empty()) continue;
+    const std::vector<std::string> f = split(line);
+    const auto metric = f.size() == 3 ? parse_metric(f[1]) : std::nullopt;
+    double e = 0;
+    try {
+      e = f.size() == 3 ? std::stod(f[2]) : 0;
+    } catch (const std::exception&) {
+      e = std::nan("");
+    }
+    if (!metric || std::isnan(e))
+      throw UserError(path + ":" + std::to_string(lineno) + ": expected point,metric,error_pct; fix the row");
+    out.push_back({f[0], *metric, e});
+  }
+  return out;
+}
+
+std::vector<std::string> ratchet_problems(const std::vector<Miss>& now, const std::vector<Miss>& known) {
+  std::vector<std::string> problems;
+  auto key = [](const Miss& m) { return m.point + " " + name(m.metric); };
+  std::map<std::string, const Miss*> listed, found;
+  for (const Miss& m : known) listed[key(m)] = &m;
+  for (const Miss& m : now) found[key(m)] = &m;
+  char buf[160];
+  for (const Miss& m : now) {
+    if (bar_pct(m.metric) == 0) {
+      problems.push_back(m.point + ": " + name(m.metric) + " is not exact; the byte counts must match");
+      continue;
+    }
+    const auto it = listed.find(key(m));
+    if (it == listed.end()) {
+      std::snprintf(buf, sizeof buf, " error %+.2f%% is outside the %.0f%% bar (and not a known miss)", m.error_pct,
+                    bar_pct(m.metric));
+      problems.push_back(m.point + ": " + name(m.metric) + buf);
+    } else if (std::abs(m.error_pct) > std::abs(it->second->error_pct) + 0.05) {
+      std::snprintf(buf, sizeof buf, " error grew from %+.2f%% to %+.2f%%", it->second->error_pct, m.error_pct);
+      problems.push_back(m.point + ": " + name(m.metric) + buf);
+    }
+  }
+  for (const Miss& m : known)
+    if (found.find(key(m)) == found.end())
+      problems.push_back(m.point + ": " + name(m.metric) +
+                         " now meets its bar; take it off the list of known misses (fasim compare --recorded --misses)");
+  return problems;
+}
+
+double mean_abs_error_pct(const std::vector<Reprediction>& reps, Metric m) {
+  const auto i = static_cast<std::size_t>(m);
+  double sum = 0;
+  int n = 0;
+  for (const Reprediction& r : reps)
+    if (const auto measured = r.point->measured[i]) {
+      const double e = error_pct(r.predicted[i], *measured);
+      if (std::isfinite(e)) sum += std::abs(e), ++n;
+    }
+  return n > 0 ? sum / n : 0;
+}
+
+}  // namespace fasim

@@ -1,0 +1,139 @@
+// Recorded GPU runs (docs/results/*-sweep.csv) predicted again with the
+// current simulator: HBM requests must stay exact, and every other metric must
+// meet its bar (DRAM and L2 bytes 10%, time 25%) or be a known miss listed in
+// *-misses.csv with an error no larger than listed. A model change that makes
+// any point worse, or fixes one without taking it off the list, fails here.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "fasim/error.hpp"
+#include "fasim/fidelity.hpp"
+
+using namespace fasim;
+
+namespace {
+
+const std::filesystem::path kResults = std::filesystem::path(FASIM_SOURCE_DIR) / "docs" / "results";
+
+std::string tmp_file(const std::string& name, const std::string& text) {
+  const std::filesystem::path dir = std::getenv("FASIM_TMP") ? std::getenv("FASIM_TMP") : "/tmp";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char* kHeader = "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured\n";
+
+}  // namespace
+
+TEST_CASE("recorded runs: every point re-predicted within its bar or no worse than its known miss",
+          "[fidelity]") {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kResults)) {
+    const std::string csv = entry.path().string();
+    if (csv.size() < 10 || csv.substr(csv.size() - 10) != "-sweep.csv") continue;
+    ++files;
+    const std::string stem = csv.substr(0, csv.size() - 10);
+    INFO(csv);
+    REQUIRE(std::filesystem::exists(stem + "-measured.toml"));
+    REQUIRE(std::filesystem::exists(stem + "-misses.csv"));
+    const std::vector<RecordedPoint> points = read_recorded_csv(csv);
+    CHECK(points.size() >= 40);
+    const std::vector<Reprediction> reps = repredict(points, load_device(stem + "-measured.toml"));
+    // Every point recorded every metric: a sweep without counters is not a record.
+    for (const Reprediction& r : reps)
+      for (std::size_t m = 0; m < kMetricCount; ++m) CHECK(r.point->measured[m].has_value());
+    const std::vector<std::string> problems = ratchet_problems(find_misses(reps), read_misses(stem + "-misses.csv"));
+    for (const std::string& p : problems) UNSCOPED_INFO(p);
+    CHECK(problems.empty());
+  }
+  CHECK(files >= 1);
+}
+
+TEST_CASE("fidelity: error is relative to the measurement, with zero handled", "[fidelity]") {
+  CHECK(error_pct(110, 100) == Approx(10));
+  CHECK(error_pct(75, 100) == Approx(-25));
+  CHECK(error_pct(0, 0) == 0);
+  CHECK(std::isinf(error_pct(1, 0)));
+  CHECK(bar_pct(Metric::hbm_read_bytes) == 0);
+  CHECK(bar_pct(Metric::dram_write_bytes) == 10);
+  CHECK(bar_pct(Metric::l2_read_bytes) == 10);
+  CHECK(bar_pct(Metric::time_s) == 25);
+}
+
+TEST_CASE("fidelity: a recorded point is predicted as fasim run predicts it", "[fidelity]") {
+  const std::string row = "NVIDIA H200,580,2026-11-21,flash2,fp16,1,2,256,64,64,64,cold,";
+  std::string text = kHeader;
+  for (const char* m : {"hbm_read_bytes", "hbm_write_bytes", "l2_read_bytes", "l2_write_bytes", "dram_read_bytes",
+                        "dram_write_bytes", "time_s"})
+    text += row + m + ",1,2\n";
+  const std::vector<RecordedPoint> points = read_recorded_csv(tmp_file("rec.csv", text));
+  REQUIRE(points.size() == 1);
+  const RecordedPoint& p = points[0];
+  CHECK(p.workload.heads == 2);
+  CHECK(p.mapping.algo == Algo::flash2);
+  CHECK(p.mapping.bc == 64);
+  CHECK(*p.measured[static_cast<std::size_t>(Metric::time_s)] == 2);
+  const DeviceSpec h200 = load_device("h200");
+  const std::vector<Reprediction> reps = repredict(points, h200);
+  Simulation sim(h200, p.workload, p.mapping, {.numerics = false});
+  sim.run();
+  CHECK(reps[0].predicted == predicted_metrics(sim));
+  // flash2 reads Q once and K, V once per query block: 2 heads x (Q + 4 x (K + V)).
+  CHECK(reps[0].predicted[0] == 2.0 * (256 * 64 * 2 + 4 * 2 * 256 * 64 * 2));
+  // Recorded as measured: 2 bytes and 2 s. All seven metrics miss, HBM included.
+  CHECK(find_misses(reps).size() == kMetricCount);
+}
+
+TEST_CASE("fidelity: bad recorded files are one clear error", "[fidelity]") {
+  CHECK_THROWS_WITH(read_recorded_csv(tmp_file("bad1.csv", "a,b\n")), Catch::Contains("header must be"));
+  CHECK_THROWS_WITH(read_recorded_csv(tmp_file("bad2.csv", std::string(kHeader) + "x,y,z,flash2,fp16,1,1,256\n")),
+                    Catch::Contains(":2: expected 15 fields"));
+  CHECK_THROWS_WITH(
+      read_recorded_csv(tmp_file("bad3.csv", std::string(kHeader) + "x,y,z,flash9,fp16,1,1,256,64,64,64,cold,time_s,1,1\n")),
+      Catch::Contains("unknown algorithm 'flash9'"));
+  CHECK_THROWS_WITH(
+      read_recorded_csv(tmp_file("bad4.csv", std::string(kHeader) + "x,y,z,flash2,fp16,1,1,-5,64,64,64,cold,time_s,1,1\n")),
+      Catch::Contains("N '-5' is not a positive whole number"));
+  CHECK_THROWS_WITH(read_recorded_csv(tmp_file("bad5.csv", std::string(kHeader) +
+                                                                "x,y,z,flash2,fp16,1,1,256,64,64,64,cold,time_s,1,1\n"
+                                                                "x,y,z,flash2,fp16,1,1,256,64,64,64,cold,time_s,1,1\n")),
+                    Catch::Contains("appears twice"));
+  CHECK_THROWS_WITH(read_recorded_csv(tmp_file("bad6.csv", std::string(kHeader))), Catch::Contains("no rows"));
+  CHECK_THROWS_AS(read_recorded_csv("/nonexistent/x.csv"), UserError);
+}
+
+TEST_CASE("fidelity: the ratchet catches new misses, grown errors, fixed misses and inexact HBM", "[fidelity]") {
+  const std::vector<Miss> known = {{"p1", Metric::time_s, -40}, {"p2", Metric::dram_read_bytes, 20}};
+  CHECK(ratchet_problems({{"p1", Metric::time_s, -40}, {"p2", Metric::dram_read_bytes, -19}}, known).empty());
+  // p1 got worse.
+  auto p = ratchet_problems({{"p1", Metric::time_s, -41}, {"p2", Metric::dram_read_bytes, 20}}, known);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].find("grew from -40.00% to -41.00%") != std::string::npos);
+  // p2 is fixed but still listed.
+  p = ratchet_problems({{"p1", Metric::time_s, -40}}, known);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].find("now meets its bar") != std::string::npos);
+  // A new miss.
+  p = ratchet_problems({{"p1", Metric::time_s, -40}, {"p2", Metric::dram_read_bytes, 20}, {"p3", Metric::l2_read_bytes, 11}},
+                       known);
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].find("outside the 10% bar") != std::string::npos);
+  // HBM may never miss, listed or not.
+  p = ratchet_problems({{"p4", Metric::hbm_read_bytes, 0.01}}, {{"p4", Metric::hbm_read_bytes, 0.01}});
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].find("not exact") != std::string::npos);
+  // The list survives a write and a read.
+  const std::string path = tmp_file("misses.csv", "");
+  write_misses(path, known);
+  const std::vector<Miss> back = read_misses(path);
+  REQUIRE(back.size() == 2);
+  CHECK(back[1].point == "p2");
+  CHECK(back[1].metric == Metric::dram_read_bytes);
+  CHECK(back[1].error_pct == 20);
+}
