@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Regenerates the figures in docs/figures/ from fresh sweeps (counting only,
-# seconds on a laptop). Usage: scripts/figures.sh [path/to/fasim]
+# Regenerates every figure in docs/figures/ with fasim: fresh sweeps for the
+# simulator's figures (counting only, seconds on a laptop), and the recorded
+# GPU comparisons in docs/results/*.csv, whatever is there, for
+# predicted-vs-measured; and a screenshot of the trace viewer (headless
+# Chromium, when installed). The README and the docs embed these files.
+# Usage: scripts/figures.sh [path/to/fasim]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fasim=${1:-build/default/bin/fasim}
@@ -14,4 +18,25 @@ mkdir -p "$out"
 "$fasim" plot "$tmp/n.csv" --figure roofline --out "$out/roofline.svg"
 "$fasim" sweep --algo flash1 --N 4096 --heads 16 --bc 16:256:x2 --br 64 --out "$tmp/b.csv"
 "$fasim" plot "$tmp/b.csv" --figure block-size --out "$out/block-size.svg"
+# The comparisons `fasim compare --sweep` recorded (long form: a metric column).
+results=()
+for f in docs/results/*.csv; do
+  [ -f "$f" ] && head -1 "$f" | grep -q ',metric,predicted,measured' && results+=("$f")
+done
+if [ ${#results[@]} -gt 0 ]; then
+  "$fasim" plot "${results[@]}" --figure predicted-vs-measured --out "$out/predicted-vs-measured.svg"
+else
+  echo "figures: no recorded comparisons in docs/results/*.csv; predicted-vs-measured.svg left as it is" >&2
+fi
+# The trace viewer, as a person sees it, at step 158 of a small flash2 run.
+chromium=${FASIM_CHROMIUM:-/usr/bin/chromium}
+if [ -x "$chromium" ]; then
+  "$fasim" trace --html "$tmp/trace.html" --algo flash2 --N 128 --d 32 --br 16 --bc 16 --row 37 >/dev/null
+  "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run --disable-sync \
+    --disable-background-networking --disable-component-update --user-data-dir="$tmp/chromium" \
+    --window-size=1360,860 --virtual-time-budget=3000 --screenshot="$out/trace-viewer.png" \
+    "file://$tmp/trace.html#step=158" 2>/dev/null
+else
+  echo "figures: no Chromium at $chromium; trace-viewer.png left as it is" >&2
+fi
 echo "figures: wrote $(ls "$out" | tr '\n' ' ')"

@@ -182,7 +182,7 @@ step_sanitize() {
   : >"$OUT/sanitizer.txt"
   for tool in memcheck racecheck initcheck synccheck; do
     for args in "--algo naive --dtype fp32 --N 200 --d 64" "--algo naive --dtype fp16 --N 77 --d 128" \
-                "--algo flash1 --dtype fp32 --N 200 --d 64" "--algo flash2 --dtype fp32 --N 77 --d 128" \
+                "--algo flash1 --dtype fp32 --N 200 --d 64" "--algo flash2 --dtype fp32 --N 77 --d 128 --br 64 --bc 64" \
                 "--algo flash2 --dtype fp16 --N 200 --d 64" "--algo flash2 --dtype bf16 --N 130 --d 128 --heads 2"; do
       log=$(timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
         "$FASIM" gpu run --no-counters $args 2>&1)

@@ -31,6 +31,7 @@
 
 #include "fasim/algorithms/flash1.hpp"
 #include "fasim/algorithms/naive.hpp"
+#include "fasim/error.hpp"
 #include "fasim/tiling.hpp"
 #include "fasim/simulation.hpp"
 
@@ -232,4 +233,119 @@ TEST_CASE("flash1 default tiles are the paper's Bc = ceil(M/4d), Br = min(Bc, d)
   CHECK(fits(algorithm(Algo::flash1).need(w3, small, tight), tight));
   const Mapping bigger{Algo::flash1, std::min(small.bc + 1, w3.d), small.bc + 1};
   CHECK_FALSE(fits(algorithm(Algo::flash1).need(w3, bigger, tight), tight));
+}
+
+// Large shapes: counts stay exact, with no overflow, up to N = 2^20 and
+// batch*heads = 2^10. A device with room for any tile lets one tile span a
+// large part of a head, so these runs take few steps (each under a second).
+// The largest shape of all, N = 2^20 with batch*heads = 2^10, is too big to
+// step through; there the closed forms themselves are checked in 128-bit
+// arithmetic to stay far inside the ledger's int64 counters.
+namespace {
+
+DeviceSpec roomy() {
+  DeviceSpec d = load_device("h100");
+  d.name = "roomy";
+  d.sram_bytes_per_sm = d.sram_bytes_per_block = std::int64_t{1} << 50;
+  d.register_bytes_per_sm = d.register_bytes_per_block = std::int64_t{1} << 50;
+  d.hbm_bytes = std::int64_t{1} << 62;
+  return d;
+}
+
+__extension__ typedef __int128 i128;  // __extension__: no -Wpedantic warning
+
+// Per-head closed forms of this file, in 128-bit arithmetic.
+i128 flash2_bytes(i128 N, i128 d, i128 b, i128 Tr) { return b * (2 * N * d + 2 * N * d * Tr) + 4 * N; }
+i128 naive_bytes(i128 N, i128 d, i128 b, i128 Tr) { return b * (4 * N * N + 2 * N * d + 2 * N * d * Tr); }
+i128 flash1_bytes(i128 N, i128 d, i128 b, i128 Tc) { return b * N * d * (1 + 3 * Tc) + 8 * N * (2 * Tc - 1); }
+
+}  // namespace
+
+TEST_CASE("N = 2^20: flash2 and flash1 bytes and FLOPs equal the closed forms exactly", "[closed-form][large]") {
+  const DeviceSpec dev = roomy();
+  const std::int64_t N = std::int64_t{1} << 20, d = 64, b = 2, B = std::int64_t{1} << 18, T = N / B;
+  const Workload w{1, 1, N, d, DType::fp16};
+  {
+    Simulation sim(dev, w, Mapping{Algo::flash2, B, B}, {.numerics = false});
+    sim.run();
+    const Ledger& L = sim.ledger();
+    CHECK(L.hbm_total().total() == static_cast<std::int64_t>(flash2_bytes(N, d, b, T)));
+    CHECK(L.flops().matmul == 4 * N * N * d);  // 2^48
+    CHECK(L.flops().other == 5 * N * N + T * (4 * N + N * d) + N * d + 2 * N);
+    CHECK(L.flops().exp == N * N + N * T + N);
+  }
+  {
+    Simulation sim(dev, w, Mapping{Algo::flash1, B, B}, {.numerics = false});
+    sim.run();
+    const Ledger& L = sim.ledger();
+    CHECK(L.hbm_total().total() == static_cast<std::int64_t>(flash1_bytes(N, d, b, T)));
+    CHECK(L.flops().matmul == 4 * N * N * d);
+    CHECK(L.flops().other == 5 * N * N + T * (11 * N + 3 * N * d));
+  }
+}
+
+TEST_CASE("batch*heads = 2^10: every algorithm's bytes are 2^10 times one head's", "[closed-form][large]") {
+  const DeviceSpec dev = roomy();
+  const std::int64_t N = 512, d = 64, b = 2, bh = 1024;
+  for (Algo a : {Algo::naive, Algo::flash1, Algo::flash2}) {
+    CAPTURE(name(a));
+    Simulation sim(dev, Workload{4, 256, N, d, DType::fp16}, Mapping{a, 256, 256}, {.numerics = false});
+    sim.run();
+    const std::int64_t T = 2;
+    const i128 per_head = a == Algo::naive    ? naive_bytes(N, d, b, T)
+                          : a == Algo::flash1 ? flash1_bytes(N, d, b, T)
+                                              : flash2_bytes(N, d, b, T);
+    CHECK(sim.ledger().hbm_total().total() == static_cast<std::int64_t>(bh * per_head));
+    CHECK(sim.ledger().flops().matmul == bh * 4 * N * N * d);
+  }
+}
+
+TEST_CASE("N = 2^20 with batch*heads = 2^10: every count fits int64 with room, and h100 refuses the shape",
+          "[closed-form][large]") {
+  const i128 N = i128{1} << 20, d = 128, bh = 1024, one = 1;
+  const i128 limit = one << 62;  // what validate_workload promises to stay below
+  for (i128 b : {i128{2}, i128{4}}) {
+    for (i128 T : {one, N / 128, N}) {  // one tile, 128-row tiles, 1-row tiles
+      CHECK((bh * naive_bytes(N, d, b, T) < limit));  // (( )): Catch cannot print __int128
+      CHECK((bh * flash2_bytes(N, d, b, T) < limit));
+      CHECK((bh * flash1_bytes(N, d, b, T) < limit));
+    }
+  }
+  CHECK((bh * 4 * N * N * d < limit));                     // matmul FLOPs: 2^59
+  CHECK((bh * (5 * N * N + N * (4 * N + N * d)) < limit));  // other FLOPs with 1-row tiles
+  const Workload w{1, 1024, std::int64_t{1} << 20, 128, DType::fp16};
+  CHECK_NOTHROW(validate_workload(w));
+  CHECK_NOTHROW(validate(w, Mapping{Algo::flash2, 128, 128}, roomy()));
+  // Q, K, V and O alone are 4 * 2^10 * 2^20 * 128 * 2 B = 1 TiB: more than any GPU holds.
+  CHECK(hbm_footprint_bytes(w, Mapping{Algo::flash2, 128, 128}, roomy()) == 0x1p40 + 4.0 * 1024 * (1 << 20));
+  try {
+    validate(w, Mapping{Algo::flash2, 128, 128}, load_device("h100"));
+    FAIL("h100 accepted a shape of 1 TiB");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()) ==
+          "the tensors of this shape need 1.00 TiB of HBM (Q, K, V, O and statistics), more than h100 has "
+          "(80.00 GiB); use a smaller --N, --N-kv, --batch or --heads, or a device with more HBM");
+  }
+}
+
+TEST_CASE("HBM footprint: exact per algorithm, naive points to flash2 when S and P are the problem",
+          "[closed-form][hbm]") {
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{2, 3, 1000, 64, DType::bf16};
+  const double qkvo = 4.0 * 6 * 1000 * 64 * 2;
+  CHECK(hbm_footprint_bytes(w, Mapping{Algo::flash2, 64, 64}, dev) == qkvo + 6 * 1000 * 4);
+  CHECK(hbm_footprint_bytes(w, Mapping{Algo::flash1, 64, 64}, dev) == qkvo + 2 * 6 * 1000 * 4);
+  CHECK(hbm_footprint_bytes(w, Mapping{Algo::naive, 64, 64}, dev) == qkvo + 2.0 * 6 * 1000 * 1000 * 2);
+  // 16 heads of N = 2^16: S and P are 2 * 16 * 2^32 * 2 B = 256 GiB, Q, K, V, O 512 MiB.
+  const Workload big{1, 16, 65536, 64, DType::fp16};
+  CHECK_NOTHROW(validate(big, Mapping{Algo::flash2, 128, 128}, dev));
+  try {
+    validate(big, Mapping{Algo::naive, 128, 128}, dev);
+    FAIL("h100 accepted 256 GiB of S and P");
+  } catch (const UserError& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::StartsWith("the tensors of this shape need 256.50 GiB of HBM (Q, K, V, O, "
+                                                     "and S and P of N x N_kv per head), more than h100 has (80.00 "
+                                                     "GiB); use --algo flash2, which never stores S and P, or a "
+                                                     "smaller --N"));
+  }
 }

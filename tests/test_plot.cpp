@@ -218,3 +218,75 @@ TEST_CASE("fasim plot: sweep, then plot; bad input is one error line", "[plot][c
   error(run_fasim({"plot", csv, "--figure", "roofline", "--device", "nosuch"}), "nosuch");
   CHECK(dir.entries() == std::vector<std::string>{"x.csv", "x.jsonl", "x.svg"});
 }
+
+TEST_CASE("predicted-vs-measured: a panel of bytes and one of time, y = x and bands", "[plot]") {
+  const std::string dir = std::string(FASIM_TEST_DATA) + "/compare/";
+  SweepTable rows = read_table(dir + "bytes.csv");
+  const SweepTable time = read_table(dir + "time.csv");
+  for (std::size_t r = 0; r < time.size(); ++r) {
+    FlatRow row;
+    for (const std::string& c : time.columns()) row.set(c, time.at(r, c));
+    rows.add(row);
+  }
+  const std::vector<Chart> panels = make_figure_panels(Figure::predicted_vs_measured, rows, "compare");
+  REQUIRE(panels.size() == 2);
+  const Chart& bytes = panels[0];
+  CHECK_THAT(bytes.title, Contains("Predicted vs measured bytes: NVIDIA H200"));
+  CHECK((bytes.x.log && bytes.y.log && bytes.same_scale));
+  CHECK(bytes.x.title == "measured (bytes)");
+  REQUIRE(bytes.bands.size() == 2);
+  CHECK(bytes.bands[1].factor == Approx(1.1));
+  // y = x first, then the counters in level order, whatever the file order.
+  std::vector<std::string> names;
+  for (const Series& s : bytes.series) names.push_back(s.name);
+  CHECK(names == std::vector<std::string>{"y = x: prediction exact", "HBM read", "HBM written", "L2 read",
+                                          "DRAM read", "DRAM written"});
+  CHECK(bytes.series[1].points == std::vector<std::pair<double, double>>{{4325376, 4325376}});  // (measured, predicted)
+  CHECK(bytes.series[4].points == std::vector<std::pair<double, double>>{{600000, 393216}});
+  CHECK(bytes.series[5].points.empty());  // predicted 0: not on a log axis, and said so
+  CHECK_THAT(bytes.subtitle, Contains("1 point with a 0 (DRAM written) left out"));
+  CHECK_THAT(bytes.subtitle, Contains("4 recorded runs (2026-11-21, 2026-11-22)"));
+
+  const Chart& t = panels[1];
+  CHECK_THAT(t.title, Contains("Predicted vs measured time"));
+  CHECK(t.x.title == "measured time (µs)");
+  REQUIRE(t.series.size() == 3);
+  CHECK(t.series[1].name == "naive fp32");  // naive first, whatever the file order
+  CHECK(t.series[1].marker == Marker::circle);  // fp32
+  CHECK(t.series[2].name == "flash2 fp16");
+  CHECK(t.series[2].marker == Marker::triangle);
+  CHECK(t.series[2].points[0].first == Approx(38));  // µs
+  CHECK(t.series[2].points[0].second == Approx(19));
+
+  const std::string svg = render_svg(panels);
+  INFO(svg.substr(0, 400));
+  CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"1000\" viewBox=\"0 0 800 1000\"", 0) == 0);
+  CHECK(count(svg, "<g transform=\"translate(0 500)\">") == 1);
+  CHECK(count(svg, "<clipPath id=\"plot-area-1\">") == 1);
+  CHECK(count(svg, "<clipPath id=\"plot-area-2\">") == 1);
+  CHECK(count(svg, "<polygon fill=\"#2b8a3e\"") == 5);  // 2 + 3 bands
+  CHECK_THAT(svg, Contains(">within 10%</text>"));
+  CHECK(count(svg, "<g") == count(svg, "</g>"));
+  CHECK(count(svg, "<text") == count(svg, "</text>"));
+
+  CHECK_THAT(error_of([&] { predicted_vs_measured(read_table(kSweeps + "bytes_vs_n.csv"), "n.csv"); }),
+             Contains("n.csv: no rows with metric, predicted and measured; this figure reads the long-form CSV"));
+}
+
+TEST_CASE("fasim plot: several files make one figure", "[plot][cli]") {
+  ScratchDir dir;
+  const std::string data = std::string(FASIM_TEST_DATA) + "/compare/", svg = dir.file("pvm.svg");
+  const auto r = run_fasim({"plot", data + "bytes.csv", data + "time.csv", "--figure", "predicted-vs-measured", "--out", svg});
+  INFO(r.describe());
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("bytes.csv and 1 more -> " + svg));
+  const std::string text = read_text(svg);
+  CHECK_THAT(text, Contains("Predicted vs measured bytes"));
+  CHECK_THAT(text, Contains("Predicted vs measured time"));
+  const auto bad = run_fasim({"plot", data + "bytes.csv", kSweeps + "bytes_vs_n.csv", "--figure", "predicted-vs-measured"});
+  CHECK(bad.exit_code == 0);  // the sweep's rows have no metric: ignored, the compare rows draw
+  const auto none = run_fasim({"plot", kSweeps + "bytes_vs_n.csv", "--figure", "predicted-vs-measured", "--out", svg + "2"});
+  CHECK(none.exit_code == 2);
+  CHECK_THAT(none.err, Contains("no rows with metric, predicted and measured"));
+  CHECK(dir.entries() == std::vector<std::string>{"pvm.svg"});
+}

@@ -254,7 +254,7 @@ void print_table(std::ostream& os, const Comparison& cmp) {
     os << "  " << pad(r.def->label, 28, false) << pad(show(r, r.predicted), 20)
        << pad(r.measured ? show(r, *r.measured) : "n/a", 20) << pad(error_text(r), 18) << "\n";
   os << "\n  error = (predicted - measured) / measured. HBM: the kernel's own counters, which must equal the\n"
-        "  simulator's exactly. L2: sectors the SMs asked for x 32 B (lts__t_sectors_srcunit_tex). DRAM:\n"
+        "  simulator's exactly. L2: sectors between the SMs and L2 x 32 B (l1tex__m_xbar2l1tex/l1tex2xbar). DRAM:\n"
         "  dram__bytes; written data still in L2 at the end is in neither. Time: median of "
      << m.time.runs << " unprofiled runs\n  (min " << show(cmp.rows[6], m.time.min_s) << ", max "
      << show(cmp.rows[6], m.time.max_s) << ").\n";
@@ -382,7 +382,7 @@ Action add_compare(CLI::App& app) {
       ->check(CLI::Range(20, 100000));
   sub->footer(
       "Rows: HBM read/write bytes (the kernel's own counters; must equal the simulator exactly, else exit 1),\n"
-      "L2 read/write bytes (CUPTI lts__t_sectors_srcunit_tex x 32 B), DRAM read/write bytes (dram__bytes),\n"
+      "L2 read/write bytes (CUPTI l1tex__m_xbar2l1tex_read / l1tex2xbar_write sectors x 32 B), DRAM read/write bytes (dram__bytes),\n"
       "time (median of unprofiled runs). error = (predicted - measured) / measured.\n"
       "CSV columns (--sweep): device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured\n"
       "with metric one of hbm_read_bytes, hbm_write_bytes, l2_read_bytes, l2_write_bytes, dram_read_bytes,\n"

@@ -5,16 +5,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "commands.hpp"
+#include "fasim/atomic_file.hpp"
 #include "fasim/error.hpp"
 #include "fasim/lesson.hpp"
 #include "fasim/lesson_numbers.hpp"
 #include "lesson_check.hpp"
+#include "lesson_markdown.hpp"
 #include "lesson_pager.hpp"
 #include "lesson_text.hpp"
 #include "run_options.hpp"
@@ -29,8 +32,8 @@ namespace fasim::cli {
 namespace {
 
 struct LessonArgs {
-  std::string which, lessons, answers;
-  bool automatic = false, check = false;
+  std::string which, lessons, answers, out;
+  bool automatic = false, check = false, markdown = false;
   CLI::App* app = nullptr;
 };
 
@@ -126,6 +129,9 @@ Action add_lesson(CLI::App& app) {
                 "Print the whole lesson without waiting for keys (each scenario cut to its first and last steps)");
   sub->add_flag("--check", args->check, "Ask the lesson's exercises and grade the answers (read from stdin)");
   sub->add_option("--answers", args->answers, "With --check: the answers, comma-separated, instead of asking");
+  sub->add_flag("--markdown", args->markdown,
+                "Print the lesson as Markdown for the docs, its numbers computed (what the docs target runs)");
+  sub->add_option("--out", args->out, "With --markdown: write it to FILE instead of stdout");
   sub->add_option("--lessons", args->lessons,
                   "Directory of the lessons (default: $FASIM_LESSONS, else the source tree's lessons/)");
 
@@ -134,8 +140,12 @@ Action add_lesson(CLI::App& app) {
     const std::string dir = lessons_dir(*args);
     const bool has_answers = args->app->count("--answers") > 0;
     if (has_answers && !args->check) throw UserError("--answers goes with --check; add --check");
+    if (!args->out.empty() && !args->markdown) throw UserError("--out goes with --markdown; add --markdown");
+    if (args->markdown && (args->check || args->automatic))
+      throw UserError("--markdown prints the lesson for the docs; leave out --check and --auto");
     if (args->which.empty()) {
-      if (args->check || args->automatic) throw UserError("which lesson? give its number, e.g. 'fasim lesson 1 --check'");
+      if (args->check || args->automatic || args->markdown)
+        throw UserError("which lesson? give its number, e.g. 'fasim lesson 1 --check'");
       return list(dir, style);
     }
 
@@ -151,6 +161,19 @@ Action add_lesson(CLI::App& app) {
     const Lesson lesson = load_lesson(path);
     ScenarioReports reports(factory_for(fs::path(path).parent_path()));
 
+    if (args->markdown) {
+      char id[32];
+      std::snprintf(id, sizeof id, "lesson-%02d", lesson.number < 0 ? 0 : lesson.number);
+      const std::string page = lesson_markdown(lesson, reports, id);
+      if (args->out.empty()) {
+        std::cout << page;
+      } else {
+        AtomicFile file(args->out);
+        file.stream() << page;
+        file.commit();
+      }
+      return 0;
+    }
     if (args->check) {
       std::optional<std::string> answers;
       if (has_answers) answers = args->answers;

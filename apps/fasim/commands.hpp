@@ -25,5 +25,7 @@ Action add_gpu(CLI::App& app);
 Action add_compare(CLI::App& app);
 /// @brief `fasim lesson`: list the lessons, take one step by step, or grade its exercises.
 Action add_lesson(CLI::App& app);
+/// @brief `fasim trace --html FILE`: a run's trace inside a web page that steps through it.
+Action add_trace(CLI::App& app);
 
 }  // namespace fasim::cli

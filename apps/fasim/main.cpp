@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   fasim::cli::Action gpu = fasim::cli::add_gpu(app);
   fasim::cli::Action compare = fasim::cli::add_compare(app);
   fasim::cli::Action lesson = fasim::cli::add_lesson(app);
+  fasim::cli::Action trace = fasim::cli::add_trace(app);
 
   try {
     app.parse(argc, argv);
@@ -30,12 +31,12 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
-      std::cerr << "fasim: error: unknown command '" << argv[1]
-                << "'; use one of run, step, devices, sweep, plot, gpu, compare, lesson (see 'fasim --help')\n";
+      std::cerr << "fasim: error: unknown command '" << fasim::one_line(argv[1])
+                << "'; use one of run, step, trace, devices, sweep, plot, gpu, compare, lesson (see 'fasim --help')\n";
       return 2;
     }
     std::string where = app.get_subcommands().empty() ? "fasim" : "fasim " + app.get_subcommands()[0]->get_name();
-    std::cerr << "fasim: error: " << e.what() << "; run '" << where << " --help' for the options\n";
+    std::cerr << "fasim: error: " << fasim::one_line(e.what()) << "; run '" << where << " --help' for the options\n";
     return 2;
   }
 
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
       if (sub->get_name() == "gpu") return gpu();
       if (sub->get_name() == "compare") return compare();
       if (sub->get_name() == "lesson") return lesson();
+      if (sub->get_name() == "trace") return trace();
     }
   } catch (const fasim::UserError& e) {
     std::cerr << "fasim: error: " << e.what() << "\n";

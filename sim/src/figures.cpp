@@ -208,7 +208,7 @@ Chart block_size(const SweepTable& t, const std::string& origin) {
   }
   if (has_time)
     for (const Group& g : groups) {
-      Series s = curve(t, g, x, [&](std::size_t r) { return t.number(r, "time.seconds").value_or(std::nan("")) * unit; });
+      Series s = curve(t, g, x, [&, unit = unit](std::size_t r) { return t.number(r, "time.seconds").value_or(std::nan("")) * unit; });
       s.name += ": time", s.right_axis = true;
       c.series.push_back(s);
       painted.push_back(g);
@@ -305,6 +305,7 @@ std::optional<Figure> parse_figure(std::string_view s) {
   if (s == "bytes-vs-n") return Figure::bytes_vs_n;
   if (s == "block-size") return Figure::block_size;
   if (s == "roofline") return Figure::roofline;
+  if (s == "predicted-vs-measured") return Figure::predicted_vs_measured;
   return std::nullopt;
 }
 
@@ -313,8 +314,15 @@ Chart make_figure(Figure figure, const SweepTable& rows, const std::string& orig
     case Figure::bytes_vs_n: return bytes_vs_n(rows, origin);
     case Figure::block_size: return block_size(rows, origin);
     case Figure::roofline: return roofline(rows, origin, device);
+    case Figure::predicted_vs_measured: return predicted_vs_measured(rows, origin).front();
   }
   return {};
+}
+
+std::vector<Chart> make_figure_panels(Figure figure, const SweepTable& rows, const std::string& origin,
+                                      const std::string& device) {
+  if (figure == Figure::predicted_vs_measured) return predicted_vs_measured(rows, origin);
+  return {make_figure(figure, rows, origin, device)};
 }
 
 }  // namespace fasim

@@ -74,6 +74,26 @@ struct Range {
 
 bool usable(const Axis& a, double v) { return std::isfinite(v) && (!a.log || v > 0); }
 
+// A marker of radius about r centred on (x, y), filled by its group.
+std::string marker(Marker m, double x, double y, double r) {
+  switch (m) {
+    case Marker::square:
+      return "<rect x=\"" + px(x - r * 0.85) + "\" y=\"" + px(y - r * 0.85) + "\" width=\"" + px(r * 1.7) +
+             "\" height=\"" + px(r * 1.7) + "\"/>";
+    case Marker::triangle:
+      return "<polygon points=\"" + px(x) + "," + px(y - r * 1.15) + " " + px(x + r) + "," + px(y + r * 0.7) + " " +
+             px(x - r) + "," + px(y + r * 0.7) + "\"/>";
+    case Marker::diamond:
+      return "<polygon points=\"" + px(x) + "," + px(y - r * 1.2) + " " + px(x + r) + "," + px(y) + " " + px(x) + "," +
+             px(y + r * 1.2) + " " + px(x - r) + "," + px(y) + "\"/>";
+    case Marker::circle: break;
+  }
+  return "<circle cx=\"" + px(x) + "\" cy=\"" + px(y) + "\" r=\"" + px(r) + "\"/>";
+}
+
+// The chart's drawing, without the enclosing <svg> element; ids end in `id`.
+std::string chart_body(const Chart& c, const std::string& id);
+
 }  // namespace
 
 std::string xml_escape(std::string_view s) {
@@ -160,7 +180,9 @@ Scale make_scale(const Axis& axis, double lo, double hi) {
   return s;
 }
 
-std::string render_svg(const Chart& c) {
+namespace {
+
+std::string chart_body(const Chart& c, const std::string& id) {
   // Ranges of what each axis must show.
   Range xr, yr, y2r;
   const Axis& y2axis = c.y2 ? *c.y2 : c.y;
@@ -173,6 +195,10 @@ std::string render_svg(const Chart& c) {
     }
   for (const PointLabel& l : c.labels)
     if (usable(c.x, l.x) && usable(c.y, l.y)) xr.add(l.x), yr.add(l.y);
+  if (c.same_scale && !xr.empty() && !yr.empty()) {
+    xr.add(yr.lo), xr.add(yr.hi);
+    yr = xr;
+  }
   const Scale sx = make_scale(c.x, xr.lo, xr.hi), sy = make_scale(c.y, yr.lo, yr.hi);
   const bool has_y2 = c.y2 && !y2r.empty();
   const Scale sy2 = has_y2 ? make_scale(*c.y2, y2r.lo, y2r.hi) : Scale{};
@@ -183,21 +209,20 @@ std::string render_svg(const Chart& c) {
   std::vector<std::pair<double, int>> legend_pos;  // x and row of each entry
   double lx = left;
   int row = 0;
-  for (const Series& s : c.series) {
-    const double w = 44 + kCharWidth * static_cast<double>(s.name.size());
+  auto place = [&](const std::string& name) {
+    const double w = 44 + kCharWidth * static_cast<double>(name.size());
     if (lx + w > right && lx > left) lx = left, ++row;
     legend_pos.push_back({lx, row});
     lx += w;
-  }
+  };
+  for (const Series& s : c.series) place(s.name);
+  for (const RatioBand& b : c.bands) place(b.label);  // after the series: bands[i] is legend_pos[series + i]
   const double legend_y = 52 + 19.0 * static_cast<double>(sub.size());
-  const double top = legend_y + (c.series.empty() ? 0 : 22.0 * (row + 1)) + 6;
+  const double top = legend_y + (legend_pos.empty() ? 0 : 22.0 * (row + 1)) + 6;
   auto X = [&](double v) { return left + sx.fraction(v) * (right - left); };
   auto Y = [&](const Scale& s, double v) { return bottom - s.fraction(v) * (bottom - top); };
 
   std::string o;
-  o += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"500\" viewBox=\"0 0 800 500\" "
-       "font-family=\"" + std::string(kFonts) + "\" role=\"img\">\n";
-  o += "<title>" + xml_escape(c.title) + "</title>\n";
   o += "<rect width=\"800\" height=\"500\" fill=\"white\"/>\n";
   o += "<text x=\"" + px(left) + "\" y=\"26\" font-size=\"19\" font-weight=\"bold\" fill=\"#222\">" +
        xml_escape(c.title) + "</text>\n";
@@ -230,9 +255,22 @@ std::string render_svg(const Chart& c) {
   o += "</g>\n";
 
   // Series, clipped to the plot area (a little outside it, for markers).
-  o += "<clipPath id=\"plot-area\"><rect x=\"" + px(left - 6) + "\" y=\"" + px(top - 6) + "\" width=\"" +
+  o += "<clipPath id=\"plot-area" + id + "\"><rect x=\"" + px(left - 6) + "\" y=\"" + px(top - 6) + "\" width=\"" +
        px(right - left + 12) + "\" height=\"" + px(bottom - top + 12) + "\"/></clipPath>\n";
-  o += "<g clip-path=\"url(#plot-area)\">\n";
+  o += "<clipPath id=\"plot-frame" + id + "\"><rect x=\"" + px(left) + "\" y=\"" + px(top) + "\" width=\"" +
+       px(right - left) + "\" height=\"" + px(bottom - top) + "\"/></clipPath>\n";
+  // Bands around y = x, under everything else: lines y = f x and y = x / f.
+  if (!c.bands.empty()) {
+    o += "<g class=\"bands\" clip-path=\"url(#plot-frame" + id + ")\">\n";
+    for (const RatioBand& b : c.bands) {
+      const double lo = sx.lo, hi = sx.hi, f = b.factor;
+      o += "<polygon fill=\"#2b8a3e\" fill-opacity=\"0.09\" stroke=\"#2b8a3e\" stroke-opacity=\"0.35\" points=\"" +
+           px(X(lo)) + "," + px(Y(sy, lo * f)) + " " + px(X(hi)) + "," + px(Y(sy, hi * f)) + " " + px(X(hi)) + "," +
+           px(Y(sy, hi / f)) + " " + px(X(lo)) + "," + px(Y(sy, lo / f)) + "\"/>\n";
+    }
+    o += "</g>\n";
+  }
+  o += "<g clip-path=\"url(#plot-area" + id + ")\">\n";
   for (const Series& s : c.series) {
     const Scale& ys = s.right_axis && has_y2 ? sy2 : sy;
     const Axis& ya = s.right_axis && has_y2 ? *c.y2 : c.y;
@@ -240,9 +278,10 @@ std::string render_svg(const Chart& c) {
     for (auto [x, y] : s.points) {
       if (!usable(c.x, x) || !usable(ya, y)) continue;
       pts += (pts.empty() ? "" : " ") + px(X(x)) + "," + px(Y(ys, y));
-      dots += "<circle cx=\"" + px(X(x)) + "\" cy=\"" + px(Y(ys, y)) + "\" r=\"" + (s.line ? "3.8" : "4.6") + "\"/>";
+      dots += marker(s.marker, X(x), Y(ys, y), s.line ? 3.8 : 4.6);
     }
-    o += "<g class=\"series\" data-name=\"" + xml_escape(s.name) + "\" fill=\"" + xml_escape(s.color) + "\">";
+    o += "<g class=\"series\" data-name=\"" + xml_escape(s.name) + "\" fill=\"" + xml_escape(s.color) + "\"" +
+         (s.opacity < 1 ? " fill-opacity=\"" + fmt("%.2f", s.opacity) + "\"" : "") + ">";
     if (s.line && !pts.empty())
       o += "<polyline fill=\"none\" stroke=\"" + xml_escape(s.color) + "\" stroke-width=\"2.2\"" +
            (s.dash.empty() ? "" : " stroke-dasharray=\"" + xml_escape(s.dash) + "\"") + " points=\"" + pts + "\"/>";
@@ -272,12 +311,40 @@ std::string render_svg(const Chart& c) {
       o += "<line x1=\"" + px(x) + "\" y1=\"" + px(y - 5) + "\" x2=\"" + px(x + 26) + "\" y2=\"" + px(y - 5) +
            "\" stroke=\"" + xml_escape(s.color) + "\" stroke-width=\"2.2\"" +
            (s.dash.empty() ? "" : " stroke-dasharray=\"" + xml_escape(s.dash) + "\"") + "/>";
-    if (s.markers)
-      o += "<circle cx=\"" + px(x + 13) + "\" cy=\"" + px(y - 5) + "\" r=\"3.8\" fill=\"" + xml_escape(s.color) + "\"/>";
+    if (s.markers) o += "<g fill=\"" + xml_escape(s.color) + "\">" + marker(s.marker, x + 13, y - 5, 4.2) + "</g>";
     o += "<text x=\"" + px(x + 33) + "\" y=\"" + px(y) + "\">" + xml_escape(s.name) + "</text>\n";
   }
-  o += "</g>\n</svg>\n";
+  // A band's swatch has the shade inside it: its own and every wider band's.
+  for (std::size_t i = 0; i < c.bands.size(); ++i) {
+    const auto [x, r] = legend_pos[c.series.size() + i];
+    const double y = legend_y + 22.0 * r;
+    o += "<rect x=\"" + px(x) + "\" y=\"" + px(y - 11) + "\" width=\"26\" height=\"12\" fill=\"#2b8a3e\" fill-opacity=\"" +
+         fmt("%.2f", 1 - std::pow(1 - 0.09, static_cast<double>(i + 1))) + "\" stroke=\"#2b8a3e\" stroke-opacity=\"0.35\"/>";
+    o += "<text x=\"" + px(x + 33) + "\" y=\"" + px(y) + "\">" + xml_escape(c.bands[i].label) + "</text>\n";
+  }
+  o += "</g>\n";
   return o;
+}
+
+std::string svg_open(double height, const std::string& title) {
+  const std::string h = fmt("%.0f", height);
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"" + h + "\" viewBox=\"0 0 800 " + h + "\" font-family=\"" + std::string(kFonts) + "\" role=\"img\">\n<title>" + xml_escape(title) +
+         "</title>\n";
+}
+
+}  // namespace
+
+std::string render_svg(const Chart& c) { return svg_open(kHeight, c.title) + chart_body(c, "") + "</svg>\n"; }
+
+std::string render_svg(const std::vector<Chart>& panels) {
+  if (panels.size() == 1) return render_svg(panels[0]);
+  std::string title, body;
+  for (std::size_t i = 0; i < panels.size(); ++i) {
+    title += (i ? "; " : "") + panels[i].title;
+    body += "<g transform=\"translate(0 " + fmt("%.0f", kHeight * static_cast<double>(i)) + ")\">\n" +
+            chart_body(panels[i], "-" + std::to_string(i + 1)) + "</g>\n";
+  }
+  return svg_open(kHeight * static_cast<double>(panels.size()), title) + body + "</svg>\n";
 }
 
 }  // namespace fasim

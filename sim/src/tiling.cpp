@@ -9,6 +9,8 @@
 #include "fasim/algorithms/flash1.hpp"
 #include "fasim/error.hpp"
 #include "fasim/format.hpp"
+#include "fasim/hbm.hpp"
+#include "fasim/paged_kv.hpp"
 
 namespace fasim {
 
@@ -132,6 +134,44 @@ void validate_workload(const Workload& w) {
                     " K/V pages (batch * ceil(N_kv / page_size)); fasim allows up to 16,777,216; use a larger --page-size");
 }
 
+double hbm_footprint_bytes(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
+  Mapping mm = m;
+  if (mm.algo == Algo::decode && mm.splits == 0) mm.splits = decode::default_splits(w, m, dev);
+  Hbm hbm;  // shapes only, no values: what the Simulation would declare
+  const KvShape kv = kv_shape(w);
+  for (TensorId t : {TensorId::Q, TensorId::O}) hbm.add(t, w.bh(), w.N, w.d, w.dtype, false);
+  for (TensorId t : {TensorId::K, TensorId::V}) hbm.add(t, kv.heads, kv.rows, kv.cols, w.dtype, false);
+  algorithm(mm.algo).declare(w, mm, hbm, false);
+  double bytes = 0;
+  for (const auto& t : hbm.tensors)
+    if (t)
+      bytes += static_cast<double>(t->bh) * static_cast<double>(t->rows) * static_cast<double>(t->cols) *
+               static_cast<double>(t->elem_bytes());
+  return bytes;
+}
+
+namespace {
+
+// A shape whose tensors could not be allocated on the device is refused
+// rather than simulated: its numbers would describe no possible run.
+void check_hbm_capacity(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
+  const double bytes = hbm_footprint_bytes(w, m, dev);
+  const auto capacity = static_cast<double>(dev.hbm_bytes);
+  if (bytes <= capacity) return;
+  std::string fix = "use a smaller --N, --N-kv, --batch or --heads, or a device with more HBM";
+  if (m.algo == Algo::naive) {
+    Mapping flash = m;
+    flash.algo = Algo::flash2;
+    if (hbm_footprint_bytes(w, flash, dev) <= capacity)
+      fix = "use --algo flash2, which never stores S and P, or " + fix.substr(4);
+  }
+  throw UserError("the tensors of this shape need " + human_bytes(bytes) + " of HBM (" +
+                  (m.algo == Algo::naive ? "Q, K, V, O, and S and P of N x N_kv per head" : "Q, K, V, O and statistics") +
+                  "), more than " + dev.name + " has (" + human_bytes(capacity) + "); " + fix);
+}
+
+}  // namespace
+
 void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
   validate_workload(w);
   positive(m.br, "--br 64", "Br (query rows per tile)");
@@ -145,6 +185,7 @@ void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
                     " key tiles (N_kv=" + std::to_string(w.n_keys()) + ", Bc=" + std::to_string(m.bc) +
                     "); use --splits " + std::to_string(Tc) + " or fewer, or a smaller --bc");
 
+  check_hbm_capacity(w, m, dev);
   const OnChipBytes need = need_of(w, m, dev);
   if (fits(need, dev)) return;
   const std::int64_t br_fit = largest_fitting(m.br, dev, [&](std::int64_t x) {

@@ -88,6 +88,10 @@ std::string meta(const TraceMeta& m, std::string_view type) {
       .integer("N", w.N)
       .integer("d", w.d)
       .string("dtype", name(w.dtype))
+      .integer("N_kv", w.n_keys())
+      .integer("kv_heads", w.n_kv_heads())
+      .boolean("causal", w.causal || w.window > 0)
+      .integer("window", w.window)
       .close();
   Object(mapping)
       .string("algo", name(m.mapping.algo))
@@ -109,8 +113,20 @@ std::string meta(const TraceMeta& m, std::string_view type) {
       .raw("workload", workload)
       .raw("mapping", mapping)
       .raw("kernels", kernels)
-      .string("time_unit_note", m.time_unit_note)
-      .close();
+      .string("time_unit_note", m.time_unit_note);
+  // Added after version 1 was first written; readers of version 1 ignore
+  // members they do not know, so these need no new version.
+  if (m.watched_row >= 0)
+    o.integer("watched_row", m.watched_row).integer("watched_bh", m.watched_bh).boolean("numerics", m.numerics);
+  if (m.sram_bytes_per_block > 0 || m.register_bytes_per_block > 0) {
+    std::string capacity;
+    Object(capacity)
+        .integer("sram_bytes_per_block", m.sram_bytes_per_block)
+        .integer("register_bytes_per_block", m.register_bytes_per_block)
+        .close();
+    o.raw("capacity", capacity);
+  }
+  o.close();
   return out;
 }
 

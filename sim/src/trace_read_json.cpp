@@ -185,6 +185,10 @@ std::vector<TraceRecord> read_jsonl(const std::string& path, std::istream& in) {
       j = json::parse(line);
     } catch (const json::parse_error& e) {
       fail_at(path, number, static_cast<std::int64_t>(e.byte), parse_problem(e));
+    } catch (const json::exception& e) {  // e.g. a number beyond double's range (out_of_range.406)
+      std::string why = e.what();
+      if (auto p = why.find("] "); p != std::string::npos) why = why.substr(p + 2);
+      fail_at(path, number, 0, why.substr(0, 80));
     }
     try {
       if (!j.is_object()) malformed("expected a JSON object, found " + shown(j));

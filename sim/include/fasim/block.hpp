@@ -16,21 +16,26 @@ namespace fasim {
 
 /// @brief The row whose softmax state steps report (global row of one head).
 struct WatchedRow {
-  std::int64_t bh = 0;
-  std::int64_t row = 0;
+  std::int64_t bh = 0;  ///< (batch * head) index of the watched row
+  std::int64_t row = 0;  ///< row within that head, 0 .. N-1
 };
 
 /// @brief Execution context of one thread block.
 class Block {
  public:
+  /// @brief A block of `kernel` with index `block`, reading and writing `hbm`; it reports the
+  /// softmax state of `watch` and computes values only if `numerics`.
   Block(Hbm& hbm, const Workload& w, bool numerics, WatchedRow watch, std::int32_t kernel,
         std::int64_t block)
       : hbm_(hbm), w_(w), numerics_(numerics), watch_(watch), kernel_(kernel), block_(block) {}
 
+  /// @brief The attention shape the block works on.
   const Workload& workload() const { return w_; }
   /// @brief True when real values are computed (execute mode).
   bool numerics() const { return numerics_; }
+  /// @brief The block's index within its kernel's grid.
   std::int64_t id() const { return block_; }
+  /// @brief The HBM tensors the block loads from and stores to.
   Hbm& hbm() { return hbm_; }
 
   /// @brief Sets the (batch*head, query block, key block) of the next steps.
@@ -82,6 +87,7 @@ class Block {
     return watch_.row - row0;
   }
 
+  /// @brief The block's shared memory and register tiles, as bytes in use.
   const OnChip& chip() const { return chip_; }
   /// @brief The row whose softmax state steps report.
   const WatchedRow& watched() const { return watch_; }

@@ -53,6 +53,10 @@ double error_pct(double predicted, double measured);
 /// @brief One point of a recorded run: its settings and, per metric, what was
 /// predicted then and measured (unset: not recorded, e.g. no counters).
 struct RecordedPoint {
+  /** @var device
+   *  The GPU, as the recorded run names it. */
+  /** @var driver
+   *  Its driver version. */
   std::string device, driver, date;  ///< the GPU, its driver, the day
   Workload workload;                 ///< the shape
   Mapping mapping;                   ///< algorithm and tiles

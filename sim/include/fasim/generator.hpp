@@ -14,25 +14,34 @@ namespace fasim {
 template <typename T>
 class Generator {
  public:
+  /// @brief The coroutine's promise (the C++ coroutine protocol); not for direct use.
   struct promise_type {
-    const T* current = nullptr;
-    std::exception_ptr error;
+    const T* current = nullptr;  ///< the value of the last co_yield, in the coroutine frame
+    std::exception_ptr error;  ///< an exception the body threw, rethrown by next()
 
+    /// @brief The Generator that owns this coroutine.
     Generator get_return_object() {
       return Generator{std::coroutine_handle<promise_type>::from_promise(*this)};
     }
+    /// @brief The body starts at the first next(), not at the call.
     std::suspend_always initial_suspend() noexcept { return {}; }
+    /// @brief Stays suspended at the end, so done() can be asked.
     std::suspend_always final_suspend() noexcept { return {}; }
+    /// @brief Keeps a pointer to `value` and suspends.
     std::suspend_always yield_value(const T& value) noexcept {
       current = &value;  // lives in the coroutine frame until resumed
       return {};
     }
+    /// @brief The body ran to its end.
     void return_void() noexcept {}
+    /// @brief Keeps the exception for next() to rethrow.
     void unhandled_exception() { error = std::current_exception(); }
   };
 
   Generator() = default;
+  /// @brief Takes over `other`'s coroutine; `other` becomes empty.
   Generator(Generator&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  /// @brief Destroys this coroutine and takes over `other`'s.
   Generator& operator=(Generator&& other) noexcept {
     if (this != &other) {
       reset();

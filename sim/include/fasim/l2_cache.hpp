@@ -23,8 +23,19 @@ namespace fasim {
 
 /// @brief Which tile of which tensor: the cache's key.
 struct TileKey {
+  /// the tensor
   TensorId tensor = TensorId::Q;
+  /** @var row0
+   *  First row. */
+  /** @var col0
+   *  First column. */
+  /** @var rows
+   *  Rows. */
+  /** @var cols
+   *  Columns. */
+  /// (batch * head) of the tile.
   std::int64_t bh = 0, row0 = 0, col0 = 0, rows = 0, cols = 0;
+  /// @brief Same tensor, head and rectangle.
   bool operator==(const TileKey&) const = default;
 };
 
@@ -38,6 +49,7 @@ struct L2Access {
 /// @brief Tile-granular, fully associative LRU write-back cache.
 class L2Cache {
  public:
+  /// @brief An empty cache of `capacity_bytes` (the device's L2 size).
   explicit L2Cache(std::int64_t capacity_bytes) : capacity_(capacity_bytes) {}
 
   /// @brief A read of `bytes` (sector-rounded) of tile `key`.
@@ -51,6 +63,7 @@ class L2Cache {
   std::int64_t dirty_bytes() const { return dirty_; }
   /// @brief Bytes of all tiles now in the cache.
   std::int64_t used_bytes() const { return used_; }
+  /// @brief The cache's size.
   std::int64_t capacity_bytes() const { return capacity_; }
 
  private:

@@ -13,17 +13,20 @@ namespace fasim {
 
 /// @brief Bytes read and written for one tensor (or in total).
 struct Traffic {
-  std::int64_t read_bytes = 0;
-  std::int64_t write_bytes = 0;
+  std::int64_t read_bytes = 0;  ///< bytes read from HBM
+  std::int64_t write_bytes = 0;  ///< bytes written to HBM
+  /// @brief Bytes read plus bytes written.
   std::int64_t total() const { return read_bytes + write_bytes; }
+  /// @brief Equal when both counts are.
   bool operator==(const Traffic&) const = default;
 };
 
 /// @brief FLOPs: matmul (2 per multiply-add) and everything else.
 struct Flops {
-  std::int64_t matmul = 0;
+  std::int64_t matmul = 0;  ///< matmul FLOPs: 2 per multiply-add
   std::int64_t other = 0;  ///< includes exp
   std::int64_t exp = 0;    ///< exponentials and logarithms (part of other)
+  /// @brief Every FLOP: matmul + other.
   std::int64_t total() const { return matmul + other; }
 };
 
@@ -83,6 +86,7 @@ class Ledger {
     }
     return sum;
   }
+  /// @brief FLOPs of every step so far.
   const Flops& flops() const { return flops_; }
   /// @brief Most shared memory any block held at once.
   std::int64_t peak_sram_bytes() const { return peak_sram_; }

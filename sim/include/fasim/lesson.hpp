@@ -38,8 +38,8 @@ enum class LessonBlockKind {
 /// @brief One block of a section. `text` is the raw text (lines joined with
 /// '\n'; for a list item the marker is kept) with `{{ }}` not yet expanded.
 struct LessonBlock {
-  LessonBlockKind kind = LessonBlockKind::paragraph;
-  std::string text;
+  LessonBlockKind kind = LessonBlockKind::paragraph;  ///< what the block is
+  std::string text;  ///< the raw text, `{{ }}` not yet expanded
   int line = 0;       ///< 1-based line of the block's first text line
   std::string lang;   ///< code: the fence's info string
   int index = -1;     ///< scenario / exercise: index into Lesson::scenarios / exercises
@@ -56,20 +56,24 @@ struct LessonScenario {
 
 /// @brief An ```exercise block. Values keep their `{{ }}` unexpanded.
 struct LessonExercise {
-  std::string question;
+  std::string question;  ///< the question; `{{ }}` allowed
   std::string answer;     ///< a number, `calc: EXPR`, or `{{ ... }}`
   std::string tolerance;  ///< "1%" (relative) or "0.5" (absolute)
   std::string hint;       ///< shown after a wrong answer
   std::string unit;       ///< optional, shown after the answer prompt
   int line = 0;           ///< line of the opening fence
-  int question_line = 0, answer_line = 0, tolerance_line = 0, hint_line = 0, unit_line = 0;
+  int question_line = 0;   ///< line of question:
+  int answer_line = 0;     ///< line of answer:
+  int tolerance_line = 0;  ///< line of tolerance:
+  int hint_line = 0;       ///< line of hint:
+  int unit_line = 0;       ///< line of unit:, 0 without one
 };
 
 /// @brief A `## section`: what one screen of the runner shows.
 struct LessonSection {
-  std::string title;
-  int line = 0;
-  std::vector<LessonBlock> blocks;
+  std::string title;  ///< the `## ` heading's text
+  int line = 0;  ///< 1-based line of the heading
+  std::vector<LessonBlock> blocks;  ///< its blocks, in order
 };
 
 /// @brief A parsed lesson.
@@ -77,7 +81,7 @@ struct Lesson {
   std::string origin;   ///< file name used in messages
   int number = -1;      ///< NN of "NN-slug.md"; -1 if the name has none
   std::string title;    ///< the `# title`
-  int title_line = 0;
+  int title_line = 0;  ///< 1-based line of the `# title`
   std::vector<LessonBlock> intro;         ///< blocks between the title and the first section
   std::vector<LessonSection> sections;    ///< in order; Exercises, if any, is last
   std::vector<LessonScenario> scenarios;  ///< every ```fasim block, in order
@@ -102,9 +106,9 @@ Lesson load_lesson(const std::string& path);
 
 /// @brief One lesson of a lessons directory, for the list.
 struct LessonEntry {
-  int number = -1;
-  std::string path;
-  std::string title;
+  int number = -1;  ///< NN of "NN-slug.md"
+  std::string path;  ///< the file
+  std::string title;  ///< the `# title`
   std::string summary;  ///< first paragraph, unexpanded
 };
 

@@ -27,6 +27,7 @@ namespace fasim {
 /// is the 1-based position in the expression.
 class CalcError : public std::runtime_error {
  public:
+  /// @brief `message` names what was expected; `column` is 1-based.
   CalcError(const std::string& message, int column) : std::runtime_error(message), column_(column) {}
   /// @brief 1-based column of the problem in the expression.
   int column() const { return column_; }

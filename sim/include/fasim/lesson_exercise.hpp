@@ -31,9 +31,9 @@ std::optional<double> parse_answer(std::string_view text, std::string_view unit 
 
 /// @brief The verdict on one answer.
 struct Grade {
-  bool right = false;
-  double given = 0;
-  double expected = 0;
+  bool right = false;  ///< within the tolerance (the boundary included)
+  double given = 0;  ///< the answer given
+  double expected = 0;  ///< the exercise's answer
   double error = 0;  ///< |given - expected|
 };
 

@@ -37,7 +37,7 @@ namespace fasim {
 
 /// @brief A piece of text: plain, or the body of one `{{ }}`.
 struct TextPiece {
-  bool placeholder = false;
+  bool placeholder = false;  ///< true: the body of a `{{ }}`; false: plain text
   std::string text;     ///< plain text (escapes resolved) or the trimmed body
   int line_offset = 0;  ///< lines between the text's start and this piece
 };
@@ -45,8 +45,9 @@ struct TextPiece {
 /// @brief An unclosed or nested `{{`; line_offset is counted from the text's start.
 class PlaceholderError : public std::runtime_error {
  public:
+  /// @brief `message` says what is wrong; `offset` as line_offset.
   PlaceholderError(const std::string& message, int offset) : std::runtime_error(message), line_offset(offset) {}
-  int line_offset;
+  int line_offset;  ///< lines between the text's start and the problem
 };
 
 /// @brief Splits text at its `{{ }}`; `\{{` is a literal "{{". Throws PlaceholderError.
@@ -61,6 +62,7 @@ using SimulationFactory =
 /// @brief The finished reports of the scenarios a lesson names, each run once.
 class ScenarioReports {
  public:
+  /// @brief Reports of runs that `make` builds from flags.
   explicit ScenarioReports(SimulationFactory make) : make_(std::move(make)) {}
   /// @brief report_json of the finished run of `args`; with `numerics`, also
   /// "numerics" and the lesson-only "row" object. Cached per (args, numerics).
@@ -87,6 +89,7 @@ std::string format_value(const nlohmann::json& value, std::string_view format);
 /// "origin:line: problem; fix".
 class LessonNumbers {
  public:
+  /// @brief The numbers of `lesson`, from runs cached in `reports`.
   LessonNumbers(const Lesson& lesson, ScenarioReports& reports) : lesson_(lesson), reports_(reports) {}
 
   /// @brief `text` with every `{{ }}` replaced; `line` is the line of its first line.

@@ -24,7 +24,7 @@ std::optional<Algo> parse_algo(std::string_view s);
 
 /// @brief Tile sizes. br: query rows per block tile; bc: key/value rows per tile.
 struct Mapping {
-  Algo algo = Algo::flash2;
+  Algo algo = Algo::flash2;  ///< which algorithm runs
   std::int64_t br = 64;  ///< Br, query rows per tile
   std::int64_t bc = 64;  ///< Bc, key/value rows per tile
   bool double_buffer = false;  ///< loads of the next tile overlap this tile's compute

@@ -25,9 +25,13 @@ class OnChip;
 class Tile {
  public:
   Tile() = default;
+  /// @brief Reserves rows x cols of `dtype` in `owner`'s shared memory or registers
+  /// (`where`); allocates values only if `with_values`.
   Tile(OnChip* owner, Placement where, std::int64_t rows, std::int64_t cols, DType dtype,
        bool with_values);
+  /// @brief Takes over `other`'s reservation; `other` becomes empty.
   Tile(Tile&& other) noexcept { *this = std::move(other); }
+  /// @brief Releases this tile's bytes and takes over `other`'s.
   Tile& operator=(Tile&& other) noexcept;
   Tile(const Tile&) = delete;
   Tile& operator=(const Tile&) = delete;
@@ -35,9 +39,13 @@ class Tile {
 
   TileMatrix data;  ///< values (capacity rows x cols), empty when counting only
 
+  /// @brief Rows reserved.
   std::int64_t rows() const { return rows_; }
+  /// @brief Columns reserved.
   std::int64_t cols() const { return cols_; }
+  /// @brief Element type; it sets the bytes per element.
   DType dtype() const { return dtype_; }
+  /// @brief Shared memory or registers.
   Placement placement() const { return where_; }
   /// @brief Bytes reserved: rows * cols * bytes_of(dtype).
   std::int64_t bytes() const { return rows_ * cols_ * bytes_of(dtype_); }
@@ -59,11 +67,13 @@ class OnChip {
   /// @brief Most bytes in use at any time.
   std::int64_t peak(Placement p) const { return peak_[static_cast<int>(p)]; }
 
+  /// @brief Counts `bytes` more in use in `p` (and the peak).
   void reserve(Placement p, std::int64_t bytes) {
     auto i = static_cast<int>(p);
     used_[i] += bytes;
     peak_[i] = std::max(peak_[i], used_[i]);
   }
+  /// @brief Counts `bytes` fewer in use in `p`.
   void free(Placement p, std::int64_t bytes) { used_[static_cast<int>(p)] -= bytes; }
 
  private:

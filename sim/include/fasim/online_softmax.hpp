@@ -13,6 +13,7 @@
 // Masked scores are -inf and give p_i = 0. While every score seen so far is
 // masked, m stays -inf and l stays 0 (exp(-inf - -inf) would be NaN, so that
 // case is handled before it): a row that sees no key ends with l = 0.
+// A NaN score makes m, l and so the row's output NaN, as in the reference.
 #pragma once
 
 #include <Eigen/Core>
@@ -23,6 +24,10 @@
 
 namespace fasim {
 
+/// @brief max(a, b), but NaN if either is NaN (std::max(m, NaN) would drop
+/// the NaN and let a row of NaN scores pass as one that sees no key).
+inline float running_max(float a, float b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
+
 /// @brief Running softmax statistics of one row.
 struct OnlineSoftmax {
   float m = -std::numeric_limits<float>::infinity();  ///< running max
@@ -32,7 +37,7 @@ struct OnlineSoftmax {
   /// returns alpha = exp(m - m'), the factor for everything accumulated before.
   float absorb(float* scores, std::int64_t n) {
     Eigen::Map<Eigen::ArrayXf> x(scores, n);
-    const float m_new = std::max(m, n > 0 ? x.maxCoeff() : m);
+    const float m_new = running_max(m, n > 0 ? x.maxCoeff<Eigen::PropagateNaN>() : m);
     if (m_new == -std::numeric_limits<float>::infinity()) {  // nothing visible yet
       x.setZero();
       return 1.0f;

@@ -34,9 +34,9 @@ namespace fasim {
 /// @brief One contiguous run of K/V rows in HBM: `rows` rows starting at row
 /// `row0` of head (or paged slot) `slot` of the K or V tensor.
 struct KvPiece {
-  std::int64_t slot = 0;
-  std::int64_t row0 = 0;
-  std::int64_t rows = 0;
+  std::int64_t slot = 0;  ///< head of K/V, or page slot when paged
+  std::int64_t row0 = 0;  ///< first row within that head or page
+  std::int64_t rows = 0;  ///< rows in the run
 };
 
 /// @brief Logical pages per sequence: ceil(N_kv / page_size); 0 when contiguous.
@@ -44,7 +44,9 @@ std::int64_t pages_per_sequence(const Workload& w);
 
 /// @brief Shape of the K and V tensors: {heads or slots, rows, d}.
 struct KvShape {
-  std::int64_t heads = 0, rows = 0, cols = 0;
+  std::int64_t heads = 0;  ///< heads, or page slots when paged
+  std::int64_t rows = 0;   ///< rows per head or page
+  std::int64_t cols = 0;   ///< d
 };
 /// @brief (batch * kv_heads, N_kv, d) contiguous; (pages * kv_heads, page_size, d) paged.
 KvShape kv_shape(const Workload& w);

@@ -33,7 +33,7 @@ struct Kernel {
 
 /// @brief Everything an algorithm runs, in order.
 struct Program {
-  std::vector<Kernel> kernels;
+  std::vector<Kernel> kernels;  ///< run one after another
 };
 
 /// @brief ceil(a / b) for positive b.
@@ -42,9 +42,9 @@ constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b 
 /// @brief An algorithm: how much it needs on chip, which HBM tensors it adds
 /// beyond Q, K, V and O, and its kernels.
 struct AlgorithmInfo {
-  Algo algo;
-  std::string_view name;
-  std::string_view summary;
+  Algo algo;  ///< which algorithm
+  std::string_view name;  ///< its name, as `--algo` takes it
+  std::string_view summary;  ///< one line for `--help` and messages
   /// Peak on-chip bytes per block for this shape and tiling on this device.
   OnChipBytes (*need)(const Workload&, const Mapping&, const DeviceSpec&);
   /// Declares the algorithm's own HBM tensors (S, P, L, ...) in hbm.

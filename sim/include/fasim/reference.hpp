@@ -20,6 +20,10 @@ std::vector<double> reference_attention(const HbmTensor& q, const HbmTensor& k,
 /// @brief O_ref for query head bh of workload w: reads K/V head
 /// w.kv_head_of(bh) (through the block table when paged) and applies the
 /// causal or window mask; a row that sees no key gets 0. (N, d) row-major.
+/// Each row uses only the keys it sees: a NaN or Inf in Q row i, or in the K
+/// or V row of a key that row i sees, makes row i NaN or Inf (as IEEE
+/// arithmetic gives); a non-finite value in a hidden key's row does not
+/// reach it (docs/variants.md, "Non-finite inputs").
 std::vector<double> reference_attention(const Hbm& hbm, const Workload& w, std::int64_t bh);
 
 }  // namespace fasim

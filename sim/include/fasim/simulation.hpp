@@ -41,6 +41,7 @@ struct TimeReport {
 struct NumericsResult {
   double max_abs_error = 0;   ///< max |O - O_ref|
   double max_rel_error = 0;   ///< max |O - O_ref| / max |O_ref| (normwise)
+  /// max |O_ref|: the scale max_rel_error divides by
   double max_abs_reference = 0;
 };
 
@@ -70,12 +71,19 @@ class Simulation {
   /// @brief True when every block of every kernel has finished.
   bool done() const { return done_; }
 
+  /// @brief Traffic and FLOPs of every step so far.
   const Ledger& ledger() const { return ledger_; }
+  /// @brief The tensors in HBM, with values when executing.
   const Hbm& hbm() const { return hbm_; }
+  /// @brief The device it runs on.
   const DeviceSpec& device() const { return device_; }
+  /// @brief The attention shape.
   const Workload& workload() const { return workload_; }
+  /// @brief The algorithm and its tiles.
   const Mapping& mapping() const { return mapping_; }
+  /// @brief How it runs: numerics, seed, watched row, L2 start.
   const SimOptions& options() const { return options_; }
+  /// @brief The algorithm's kernels.
   const Program& program() const { return program_; }
   /// @brief Planned on-chip bytes per block (what the check against capacity used).
   const OnChipBytes& need() const { return need_; }

@@ -24,7 +24,7 @@ std::string_view name(StepKind k);
 
 /// @brief One action of one thread block, with everything it moved and computed.
 struct Step {
-  StepKind kind = StepKind::load;
+  StepKind kind = StepKind::load;  ///< what the step does
   std::string_view what;        ///< short label, e.g. "S = scale * Q K^T"
   std::int32_t kernel = 0;      ///< index of the kernel in the algorithm
   std::int64_t block = 0;       ///< block index within the kernel's grid

@@ -43,20 +43,25 @@ std::vector<DType> parse_dtype_axis(std::string_view flag, std::string_view text
 /// and bc: both empty means default_tiles per point; only br given means
 /// Bc = Br at each point (as `fasim run` does); only bc given means Br = Bc.
 struct SweepSpec {
-  std::vector<DeviceSpec> devices;
-  std::vector<Algo> algos{Algo::flash2};
-  std::vector<DType> dtypes{DType::fp16};
-  std::vector<std::int64_t> batch{1}, heads{1}, d{64}, N{1024};
-  std::vector<std::int64_t> br, bc;
+  std::vector<DeviceSpec> devices;  ///< device profiles
+  std::vector<Algo> algos{Algo::flash2};  ///< algorithms
+  std::vector<DType> dtypes{DType::fp16};  ///< storage types
+  std::vector<std::int64_t> batch{1};  ///< batch sizes
+  std::vector<std::int64_t> heads{1};  ///< heads
+  std::vector<std::int64_t> d{64};     ///< head dimensions
+  std::vector<std::int64_t> N{1024};   ///< sequence lengths
+  std::vector<std::int64_t> br;  ///< query rows per tile (see above)
+  std::vector<std::int64_t> bc;  ///< key rows per tile (see above)
   SimOptions options{.numerics = false};  ///< counting only unless asked
 };
 
 /// @brief One point of the grid: indices into the spec's lists.
 struct SweepPoint {
-  std::size_t device = 0;
-  Algo algo = Algo::flash2;
-  Workload workload;
-  std::optional<std::int64_t> br, bc;  ///< unset: default tiles
+  std::size_t device = 0;  ///< index into SweepSpec::devices
+  Algo algo = Algo::flash2;  ///< the algorithm
+  Workload workload;  ///< the shape
+  std::optional<std::int64_t> br;  ///< unset: default tiles
+  std::optional<std::int64_t> bc;  ///< unset: default tiles
 };
 
 /// @brief Number of points (product of the list sizes); 0 if a list is empty.

@@ -25,7 +25,7 @@ const std::vector<std::string>& sweep_setting_columns();
 /// @brief One row: (column, value) cells in insertion order. Values are
 /// numbers, strings or booleans; a column a row lacks is simply absent.
 struct FlatRow {
-  std::vector<std::pair<std::string, nlohmann::json>> cells;
+  std::vector<std::pair<std::string, nlohmann::json>> cells;  ///< (column, value), in insertion order
 
   /// @brief Sets a cell, replacing the value if the column is present.
   void set(std::string_view column, nlohmann::json value);

@@ -29,9 +29,16 @@ Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev);
 void validate_workload(const Workload& w);
 
 /// @brief Checks the shape and tiling; throws UserError with one line naming
-/// the problem and the fix (for tiles that do not fit: bytes needed, capacity,
-/// and the largest Br/Bc that fit).
+/// the problem and the fix (tensors larger than the device's HBM; for tiles
+/// that do not fit: bytes needed, capacity, and the largest Br/Bc that fit).
 void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev);
+
+/// @brief Bytes the run's tensors occupy in HBM: Q and O, K and V (whole
+/// pages when paged), and what the algorithm adds (naive: S and P, N x N_kv
+/// per head; flash2 and decode: L; flash1: m and l; decode: its partials).
+/// In double, so no shape overflows it. decode with splits = 0 counts the
+/// splits it would choose on `dev`.
+double hbm_footprint_bytes(const Workload& w, const Mapping& m, const DeviceSpec& dev);
 
 /// @brief Bytes of float values an execute-mode run holds (tensors and the
 /// reference), to refuse shapes that would exhaust host memory.

@@ -38,13 +38,24 @@ struct TraceMeta {
   Mapping mapping;                        ///< algorithm and tiling
   std::vector<std::string> kernel_names;  ///< name of kernel k at index k
   std::string time_unit_note{kStepIndexTimeNote};  ///< what ts/dur mean
+  /// The row whose running max and sum (row_m, row_l) the steps carry; -1:
+  /// not said (the header then has no "watched_row").
+  std::int64_t watched_row = -1;
+  std::int64_t watched_bh = 0;  ///< the (batch, head) of watched_row
+  /// True if the run computed values (then steps carry row_m and row_l);
+  /// written as "numerics" only with watched_row.
+  bool numerics = false;
+  /// Shared memory and register bytes one block may use; 0: not said (the
+  /// header then has no "capacity").
+  std::int64_t sram_bytes_per_block = 0;
+  std::int64_t register_bytes_per_block = 0;  ///< see sram_bytes_per_block
 };
 
 /// @brief When a step ran, in microseconds. Until a timing model exists the
 /// caller passes StepTime::from_index(k): start k, duration 1.
 struct StepTime {
-  double start_us = 0;
-  double duration_us = 1;
+  double start_us = 0;  ///< start, microseconds
+  double duration_us = 1;  ///< duration, microseconds
   /// @brief The placeholder time of step `index`: [index, index + 1) us.
   static StepTime from_index(std::int64_t index) {
     return {static_cast<double>(index), 1.0};

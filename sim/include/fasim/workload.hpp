@@ -40,7 +40,7 @@ struct Workload {
   std::int64_t heads = 1;   ///< query heads per sequence
   std::int64_t N = 1024;    ///< query rows per head (decode: 1, or a few when speculating)
   std::int64_t d = 64;      ///< head dimension
-  DType dtype = DType::fp16;
+  DType dtype = DType::fp16;  ///< storage type of Q, K, V and O
   std::int64_t kv_heads = 0;   ///< K/V heads per sequence; 0 means heads (no grouping)
   std::int64_t N_kv = 0;       ///< key rows per head; 0 means N
   bool causal = false;         ///< query i sees keys j <= i + N_kv - N

@@ -85,9 +85,10 @@ Generator<Step> split(Block& blk, Mapping m) {
     blk.at(head0, i, j);
     for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, k, TensorId::K, bkv, c0, cols, r);
     for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, v, TensorId::V, bkv, c0, cols, r);
+    const bool partial = !fully_visible(w, n_min, n_max, c0, cols);
     if (num) {
       scaled_scores(sc.data, q, k, rows, cols, scale);
-      if (!fully_visible(w, n_min, n_max, c0, cols)) mask_scores(w, sc.data, rows, c0, cols, query_of);
+      if (partial) mask_scores(w, sc.data, rows, c0, cols, query_of);
     }
     co_yield blk.compute(StepKind::matmul, "S = scale * Q K^T", TensorId::S, rows, cols,
                          score_flops(rows, cols, d));
@@ -97,7 +98,7 @@ Generator<Step> split(Block& blk, Mapping m) {
                       ml, watched, num);
     if (num) {
       round_probabilities(sc.data, rows, cols, w.dtype);
-      o.data.topRows(rows).noalias() += sc.data.topLeftCorner(rows, cols) * v.data.topRows(cols);
+      add_pv(w, o.data.topRows(rows), sc.data, v.data, rows, c0, cols, partial, query_of);
     }
     co_yield blk.compute(StepKind::matmul, "O += P V", TensorId::O, rows, d, pv_flops(rows, cols, d));
   }

@@ -91,10 +91,11 @@ Generator<Step> block_program(Block& blk, Mapping m) {
         co_yield blk.load(ml, TensorId::l, r0, rows, 0, 1, 1);
       }
 
+      const bool partial = !fully_visible(w, r0, r0 + rows - 1, c0, cols);
+      const auto query_of = [r0](std::int64_t r) { return r0 + r; };
       if (num) {
         scaled_scores(s.data, q, k, rows, cols, scale);
-        if (!fully_visible(w, r0, r0 + rows - 1, c0, cols))
-          mask_scores(w, s.data, rows, c0, cols, [r0](std::int64_t r) { return r0 + r; });
+        if (partial) mask_scores(w, s.data, rows, c0, cols, query_of);
       }
       co_yield blk.compute(StepKind::matmul, "S = scale * Q K^T", TensorId::S, rows, cols,
                            score_flops(rows, cols, d));
@@ -107,12 +108,12 @@ Generator<Step> block_program(Block& blk, Mapping m) {
       if (num) {
         for (std::int64_t r = 0; r < rows; ++r) {
           auto srow = s.data.row(r).head(cols);
-          const float mt = srow.maxCoeff();
+          const float mt = srow.maxCoeff<Eigen::PropagateNaN>();
           constexpr float kNone = -std::numeric_limits<float>::infinity();
           if (mt == kNone) srow.setZero();
           else srow = (srow.array() - mt).exp().matrix();
           const float lt = srow.sum();
-          const float m_new = std::max(ml.data(r, 0), mt);
+          const float m_new = running_max(ml.data(r, 0), mt);
           if (m_new == kNone) {
             a(r) = 1;
             c(r) = 0;
@@ -133,7 +134,8 @@ Generator<Step> block_program(Block& blk, Mapping m) {
                         ml, watched, num);
 
       if (num) {
-        const TileMatrix pv = s.data.topLeftCorner(rows, cols) * v.data.topRows(cols);
+        TileMatrix pv = TileMatrix::Zero(rows, d);  // (rows, d) P~ V
+        add_pv(w, pv, s.data, v.data, rows, c0, cols, partial, query_of);
         for (std::int64_t r = 0; r < rows; ++r) o.data.row(r) = a(r) * o.data.row(r) + c(r) * pv.row(r);
       }
       co_yield blk.compute(StepKind::matmul, "O = (l e O + e~ P~ V) / l'", TensorId::O, rows, d,

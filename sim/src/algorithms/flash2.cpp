@@ -61,11 +61,12 @@ Generator<Step> block_program(Block& blk, Mapping m) {
     for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, k, TensorId::K, bkv, c0, cols, r);
     for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, v, TensorId::V, bkv, c0, cols, r);
 
+    const bool partial = !fully_visible(w, r0, r0 + rows - 1, c0, cols);
+    const auto query_of = [r0](std::int64_t r) { return r0 + r; };
     if (num) {
       scaled_scores(s.data, q, k, rows, cols, scale);
       // A tile on the diagonal or the window's edge: hide what each row must not see.
-      if (!fully_visible(w, r0, r0 + rows - 1, c0, cols))
-        mask_scores(w, s.data, rows, c0, cols, [r0](std::int64_t r) { return r0 + r; });
+      if (partial) mask_scores(w, s.data, rows, c0, cols, query_of);
     }
     co_yield blk.compute(StepKind::matmul, "S = scale * Q K^T", TensorId::S, rows, cols,
                          score_flops(rows, cols, d));
@@ -79,7 +80,7 @@ Generator<Step> block_program(Block& blk, Mapping m) {
 
     if (num) {
       round_probabilities(s.data, rows, cols, w.dtype);
-      o.data.topRows(rows).noalias() += s.data.topLeftCorner(rows, cols) * v.data.topRows(cols);
+      add_pv(w, o.data.topRows(rows), s.data, v.data, rows, c0, cols, partial, query_of);
     }
     co_yield blk.compute(StepKind::matmul, "O += P V", TensorId::O, rows, d, pv_flops(rows, cols, d));
   }

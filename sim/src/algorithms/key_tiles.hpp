@@ -10,6 +10,7 @@
 // inside lo(n_max)..hi(n_min), the keys every row sees.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -51,6 +52,26 @@ void mask_scores(const Workload& w, TileMatrix& s, std::int64_t rows, std::int64
     const std::int64_t lo = w.key_lo(n), hi = w.key_hi(n);
     for (std::int64_t c = 0; c < cols; ++c)
       if (c0 + c < lo || c0 + c > hi) s(r, c) = kMasked;
+  }
+}
+
+/// @brief out += P V for the first `rows` x `cols` of p and the first `cols`
+/// rows of v; out is (rows, d). In a tile that some row sees only in part
+/// (`partial`), each row adds only the keys it sees: a masked key has p = 0,
+/// but 0 times a NaN or Inf in its V row is still NaN. So a non-finite value
+/// in V reaches exactly the rows that see its key, as in the reference.
+template <typename Out, typename QueryOf>
+void add_pv(const Workload& w, Out&& out, const TileMatrix& p, const TileMatrix& v, std::int64_t rows,
+            std::int64_t c0, std::int64_t cols, bool partial, QueryOf query_of) {
+  if (!partial) {
+    out.noalias() += p.topLeftCorner(rows, cols) * v.topRows(cols);
+    return;
+  }
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t n = query_of(r);
+    const std::int64_t a = std::max<std::int64_t>(w.key_lo(n) - c0, 0);
+    const std::int64_t b = std::min<std::int64_t>(w.key_hi(n) - c0 + 1, cols);  // columns [a, b) are seen
+    if (a < b) out.row(r).noalias() += p.block(r, a, 1, b - a) * v.middleRows(a, b - a);
   }
 }
 

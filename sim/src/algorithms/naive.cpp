@@ -81,7 +81,7 @@ Generator<Step> softmax(Block& blk, Mapping m, bool rows_fit) {
   const bool num = blk.numerics();
   const std::int64_t Nk = w.n_keys();
   const std::int64_t Tc = ceil_div(Nk, m.bc);
-  const auto query_of = [r0](std::int64_t r) { return r0 + r; };
+  const auto query_of = [r0 = r0](std::int64_t r) { return r0 + r; };  // clang < 16: no captured bindings
   blk.at(bh, i, -1);
   Tile s = blk.shared(m.br, rows_fit ? Nk : m.bc, w.dtype);  // (Br, N_kv) or (Br, Bc)
   Tile ml = blk.registers(m.br, 2);                          // (Br, 2) m | l
@@ -102,7 +102,7 @@ Generator<Step> softmax(Block& blk, Mapping m, bool rows_fit) {
       if (w.masked()) mask_scores(w, s.data, rows, 0, Nk, query_of);
       for (std::int64_t r = 0; r < rows; ++r) {
         auto row = s.data.row(r);
-        ml.data(r, 0) = row.maxCoeff();
+        ml.data(r, 0) = row.maxCoeff<Eigen::PropagateNaN>();  // a NaN score makes the row NaN
         ml.data(r, 1) = 0;
         if (ml.data(r, 0) == -std::numeric_limits<float>::infinity()) {  // sees no key
           row.setZero();
@@ -176,7 +176,8 @@ Generator<Step> output(Block& blk, Mapping m) {
     co_yield blk.load(p, TensorId::P, r0, rows, c0, cols);
     for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, v, TensorId::V, w.kv_head_of(bh), c0, cols, r);
     if (blk.numerics())
-      o.data.topRows(rows).noalias() += p.data.topLeftCorner(rows, cols) * v.data.topRows(cols);
+      add_pv(w, o.data.topRows(rows), p.data, v.data, rows, c0, cols, !fully_visible(w, r0, r0 + rows - 1, c0, cols),
+             [r0 = r0](std::int64_t r) { return r0 + r; });
     co_yield blk.compute(StepKind::matmul, "O += P V", TensorId::O, rows, w.d,
                          {.matmul = 2 * rows * cols * w.d, .other = 0, .exp = 0});
   }

@@ -76,10 +76,17 @@ struct Calibration {
   std::string date;          ///< UTC, "2025-11-21"
   std::string cuda_runtime;  ///< e.g. "13.0"
   std::string stock;         ///< the built-in profile of this GPU ("h100"), or empty
+  /** @var cc_minor
+   *  Compute capability, minor. */
+  /// Compute capability, major (9 for Hopper).
   int cc_major = 0, cc_minor = 0;
+  /** @var warmup
+   *  Untimed runs before them. */
+  /// Timed runs of each benchmark; the figures are their medians.
   int runs = 20, warmup = 3;
 
   // cudaGetDeviceProperties
+  /// multiProcessorCount
   std::int64_t sm_count = 0;
   std::int64_t sram_bytes_per_sm = 0;         ///< sharedMemPerMultiprocessor
   std::int64_t sram_bytes_per_block = 0;      ///< sharedMemPerBlockOptin
@@ -90,7 +97,9 @@ struct Calibration {
   double peak_clock_ghz = 0;                  ///< cudaDevAttrClockRate (the peak, not the current)
 
   // CUDA C++ Programming Guide (not measurable from a program without counters)
+  /// L2 line, from the guide
   std::int64_t l2_line_bytes = 128;
+  /// L2 sector, from the guide: what L2 fills and writes back
   std::int64_t l2_sector_bytes = 32;
 
   // Measured
@@ -98,8 +107,11 @@ struct Calibration {
   double clock_matmul_ghz = 0;   ///< SM clock during the fp16 mma.sync benchmark
   double hbm_copy_gbps = 0;      ///< (read + written bytes) / time
   double hbm_read_gbps = 0;      ///< read bytes / time
+  /// Which HBM figure goes into the TOML: copy or read bandwidth.
   HbmFigure hbm_figure = HbmFigure::copy;
+  /// L2 bandwidth, GB/s, reading a working set that fits in L2
   double l2_gbps = 0;
+  /// shared-memory bytes per clock per SM
   double sram_bytes_per_clock_per_sm = 0;
   double matmul_fp16_tflops = 0;  ///< mma.sync m16n8k16 f16 -> f32
   double matmul_bf16_tflops = 0;  ///< mma.sync m16n8k16 bf16 -> f32
@@ -107,18 +119,31 @@ struct Calibration {
   double exp_per_clock_per_sm = 0;   ///< ex2.approx.ftz.f32
   double expf_fast_per_clock_per_sm = 0;  ///< __expf (FMUL + ex2.approx)
   double expf_per_clock_per_sm = 0;  ///< expf, the library function fasim's fp32 kernels call
+  /// L2 hit latency, ns (pointer chase)
   double l2_latency_ns = 0;
+  /// L2 hit latency, SM clocks
   double l2_latency_cycles = 0;
+  /// HBM latency, ns (pointer chase past L2)
   double hbm_latency_ns = 0;
+  /// HBM latency, SM clocks
   double hbm_latency_cycles = 0;
   double launch_overhead_us = 0;  ///< per empty kernel, back to back
 
   // What was run (for the "how" of each figure)
   std::int64_t hbm_buffer_bytes = 0;      ///< each of source and destination
+  /// bytes the L2 bandwidth benchmark reads over and over
   std::int64_t l2_working_set_bytes = 0;
+  /** @var l2_chase_steps
+   *  Dependent loads it times. */
+  /// Bytes of the L2 latency pointer chase.
   std::int64_t l2_chase_bytes = 0, l2_chase_steps = 0;
+  /** @var hbm_chase_steps
+   *  Dependent loads it times. */
+  /// Bytes of the HBM latency pointer chase.
   std::int64_t hbm_chase_bytes = 0, hbm_chase_steps = 0;
+  /// distance between the chased pointers
   std::int64_t chase_stride_bytes = 256;
+  /// empty kernels timed for the launch overhead
   int launches_per_run = 1000;
 
   /// @brief The HBM figure that the TOML gets (copy or read, per hbm_figure).
@@ -137,8 +162,10 @@ struct Figure {
   bool toml = true;   ///< written to the device TOML
   std::string label;  ///< "HBM bandwidth"
   std::string unit;   ///< "GB/s"
+  /// the figure, in `unit`
   double value = 0;
   std::optional<double> stock;  ///< the built-in profile's figure, same unit
+  /// where it comes from
   Source source = Source::measured;
   std::string how;  ///< one line
   /// @brief value / stock, if there is a stock figure.

@@ -53,11 +53,17 @@ struct TimerOptions {
 
 /// @brief Times of the timed runs, in seconds.
 struct TimeStats {
+  /// median of the timed runs
   double median_s = 0;
+  /// fastest run
   double min_s = 0;
+  /// slowest run
   double max_s = 0;
+  /// timed runs
   int runs = 0;
+  /// untimed runs before them
   int warmup = 0;
+  /// L2 was flushed before each run
   bool cold_l2 = true;
   std::vector<double> samples_s;  ///< in run order
 };

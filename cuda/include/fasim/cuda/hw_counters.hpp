@@ -36,8 +36,8 @@ namespace fasim::cuda {
 inline constexpr std::array<const char*, 9> kHwMetrics = {
     "dram__bytes_read.sum",                               // DRAM (HBM) bytes read
     "dram__bytes_write.sum",                              // DRAM bytes written
-    "lts__t_sectors_srcunit_tex_op_read.sum",             // L2 read sectors the SMs asked for
-    "lts__t_sectors_srcunit_tex_op_write.sum",            // L2 write sectors the SMs asked for
+    "l1tex__m_xbar2l1tex_read_sectors.sum",               // sectors the SMs received from L2
+    "l1tex__m_l1tex2xbar_write_sectors.sum",              // sectors the SMs sent to L2
     "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum",  // of the reads: hits
     "lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum", // of the reads: misses
     "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",       // global load bytes (LSU)
@@ -50,20 +50,32 @@ inline constexpr double kL2SectorBytes = 32;
 
 /// @brief The counters of one range. Sums over every kernel in the range.
 struct HwCounters {
+  /// bytes read from DRAM
   double dram_read_bytes = 0;
+  /// bytes written to DRAM
   double dram_write_bytes = 0;
-  double l2_read_sectors = 0;       ///< srcunit_tex: requested by the SMs (not lts__t_bytes, which counts more)
+  /// Read at the SMs (l1tex__m_xbar2l1tex): what crossed the crossbar from L2.
+  /// Not lts__t_sectors_srcunit_tex, which is counted at the L2 slices and on
+  /// the H200 gave 2.9x fewer sectors than the SMs received when many SMs read
+  /// the same tiles (flash2 fp32), and 1.4x more for cp.async copies.
+  double l2_read_sectors = 0;
+  /// sectors the SMs wrote to L2
   double l2_write_sectors = 0;
+  /// of the SMs' L2 reads, sectors that hit
   double l2_read_hit_sectors = 0;
+  /// of the SMs' L2 reads, sectors that missed
   double l2_read_miss_sectors = 0;
   double global_load_bytes = 0;     ///< LSU global loads (cp.async and TMA copies are not in it)
+  /// LSU global stores
   double global_store_bytes = 0;
   double range_seconds = 0;         ///< gpu__time_duration of the profiled range; NOT a timing
   std::size_t passes = 0;           ///< replays the metrics needed
   L2Start l2_start = L2Start::cold; ///< how L2 started each pass
   std::string chip;                 ///< e.g. "GH100"
 
+  /// @brief L2 read sectors in bytes.
   double l2_read_bytes() const { return l2_read_sectors * kL2SectorBytes; }
+  /// @brief L2 write sectors in bytes.
   double l2_write_bytes() const { return l2_write_sectors * kL2SectorBytes; }
   /// @brief hit / (hit + miss) of the SMs' L2 reads; 0 if there were none.
   double l2_hit_rate() const {

@@ -31,7 +31,9 @@ struct GpuInfo {
   std::string name;         ///< e.g. "NVIDIA H200"
   std::string description;  ///< gpu_description(): name, sm_XY, SMs, shared memory
   std::string driver;       ///< e.g. "580.159.04"; "CUDA 13.0 driver" if the version file is missing
+  /// streaming multiprocessors
   int sms = 0;
+  /// L2 size
   std::int64_t l2_bytes = 0;
 };
 
@@ -49,9 +51,13 @@ struct MeasureOptions {
 
 /// @brief What measure() found.
 struct Measurement {
+  /// the kernel version measured
   KernelVersion version = KernelVersion::flash2;
+  /// the GPU it ran on
   GpuInfo gpu;
+  /// L2 cold (flushed) or warm before each run
   L2Start l2 = L2Start::cold;
+  /// seed of the random inputs
   std::uint64_t seed = 1;
   ByteCounts own{};                     ///< the kernels' own counters, per tensor
   std::optional<HwCounters> hw;         ///< CUPTI counters; unset if unavailable

@@ -46,6 +46,7 @@ KernelVersion default_version(const Workload& w, const Mapping& m);
 /// @brief A CUDA call failed (a bug or a broken device, not bad input).
 class CudaError : public std::runtime_error {
  public:
+  /// @brief `message` names the call that failed and its CUDA error.
   explicit CudaError(const std::string& message) : std::runtime_error(message) {}
 };
 
@@ -65,6 +66,11 @@ std::optional<std::string> unsupported(KernelVersion v, const Workload& w, const
 
 /// @brief Q, K, V of all heads, row-major (bh, N, d), rounded to the dtype.
 struct Inputs {
+  /** @var k
+   *  K, (batch * kv_heads, N_kv, d). */
+  /** @var v
+   *  V, same shape as K. */
+  /// Q, (bh, N, d).
   std::vector<float> q, k, v;
 };
 /// @brief The simulator's random inputs for `seed`: std::mt19937_64(seed),
@@ -76,6 +82,7 @@ using ByteCounts = std::array<Traffic, kTensorCount>;
 
 /// @brief How to run.
 struct RunOptions {
+  /// which kernel version runs
   KernelVersion version = KernelVersion::flash2;
   /// naive only: the softmax keeps a block's Br full rows of S in shared memory
   /// (one pass). Pass fasim::naive::softmax_rows_fit(w, m, simulated device).

@@ -1,0 +1,59 @@
+#include "sweep_options.hpp"
+
+#include <optional>
+
+#include "fasim/scenario.hpp"
+
+namespace fasim::cli {
+
+void add_sweep_flags(CLI::App& sub, SweepArgs& a) {
+  const char* ints = "1024 | 512,1024,4096 | 512:16384:x2 (geometric) | 16:128:+16 (arithmetic)";
+  sub.add_option("--N", a.N, std::string("Sequence lengths: ") + ints + " (default 1024)");
+  sub.add_option("--d", a.d, "Head dimensions, same syntax (default 64)");
+  sub.add_option("--br", a.br, "Br values, same syntax (default: largest power of two <= 128 that fits)");
+  sub.add_option("--bc", a.bc, "Bc values, same syntax (default: as Br)");
+  sub.add_option("--batch", a.batch, "Batch sizes, same syntax (default 1)");
+  sub.add_option("--heads", a.heads, "Head counts, same syntax (default 1)");
+  sub.add_option("--algo", a.algo, "Algorithms: naive,flash1,flash2 or any of them (default flash2)");
+  sub.add_option("--dtype", a.dtype, "Storage types: fp32,fp16,bf16 or any of them (default fp16)");
+  sub.add_option("--device", a.device, "Devices: names or .toml paths, comma-separated (default h100)");
+  sub.add_option("--scenario", a.scenario, "TOML file with the fixed settings; flags override it");
+  sub.add_flag("--numerics", a.numerics, "Also compute values and their error (slower; default: count only)");
+  sub.add_option("--out", a.out, "Write the rows to FILE (default: CSV on stdout)");
+  sub.add_option("--format", a.format, "csv | jsonl (default: from --out's extension, else csv)");
+  sub.add_flag("--resume", a.resume,
+               "Keep the points already in --out (from an interrupted run of the same sweep) and run the rest");
+}
+
+SweepSpec build_spec(const SweepArgs& a, const CLI::App& sub) {
+  auto given = [&](const char* flag) { return sub.count(flag) > 0; };
+  Scenario sc;
+  if (given("--scenario")) sc = load_scenario(a.scenario);
+
+  SweepSpec s;
+  if (given("--device")) {
+    for (const std::string& n : parse_name_list("--device", a.device)) s.devices.push_back(load_device(n));
+  } else {
+    s.devices.push_back(load_device(sc.device.value_or("h100")));
+  }
+  s.algos = given("--algo") ? parse_algo_axis("--algo", a.algo) : std::vector{sc.algo.value_or(Algo::flash2)};
+  s.dtypes = given("--dtype") ? parse_dtype_axis("--dtype", a.dtype) : std::vector{sc.dtype.value_or(DType::fp16)};
+  auto ints = [&](const char* flag, const std::string& text, const std::optional<std::int64_t>& from_file,
+                  std::optional<std::int64_t> fallback) -> std::vector<std::int64_t> {
+    if (given(flag)) return parse_int_axis(flag, text);
+    if (from_file) return {*from_file};
+    if (fallback) return {*fallback};
+    return {};
+  };
+  s.batch = ints("--batch", a.batch, sc.batch, 1);
+  s.heads = ints("--heads", a.heads, sc.heads, 1);
+  s.d = ints("--d", a.d, sc.d, 64);
+  s.N = ints("--N", a.N, sc.N, 1024);
+  s.br = ints("--br", a.br, sc.br, std::nullopt);  // neither given: default tiles per point
+  s.bc = ints("--bc", a.bc, sc.bc, std::nullopt);
+  s.options.numerics = a.numerics;  // a scenario's numerics = true is for `run`; sweeps count only
+  s.options.seed = sc.seed.value_or(1);
+  return s;
+}
+
+}  // namespace fasim::cli

@@ -1,0 +1,29 @@
+// The flags of `fasim sweep` and how a scenario file and the flags combine
+// into one SweepSpec (flags win). Apart from cmd_sweep.cpp so that the
+// fuzzer of the command line (tests/fuzz/fuzz_cli.cpp) resolves flags without
+// running a sweep.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "fasim/sweep.hpp"
+
+namespace fasim::cli {
+
+/// @brief Raw flag values of `fasim sweep`, as typed; each axis is text
+/// parsed by parse_int_axis or parse_name_list.
+struct SweepArgs {
+  std::string N, d, br, bc, algo, dtype, device, batch, heads, scenario, out, format;
+  bool numerics = false;  ///< --numerics
+  bool resume = false;    ///< --resume
+};
+
+/// @brief Adds the flags of `fasim sweep` to `sub`.
+void add_sweep_flags(CLI::App& sub, SweepArgs& a);
+
+/// @brief Defaults, then the scenario file, then the flags (`sub` says which
+/// were given). Throws UserError.
+SweepSpec build_spec(const SweepArgs& a, const CLI::App& sub);
+
+}  // namespace fasim::cli
