@@ -8,6 +8,9 @@ FASIM_PACKAGES=(g++ cmake ninja-build libeigen3-dev catch2 libcli11-dev
 # The docs (Doxygen site) and the browser test of the trace viewer (headless
 # Chromium, driven by playwright-core from npm, which needs node and npm).
 FASIM_EXTRA_PACKAGES=(doxygen graphviz doxygen-awesome-css libjs-mathjax chromium)
+# The fuzzers (scripts/fuzz.sh, not CI: CI replays their corpus with g++):
+# clang and its libFuzzer runtime.
+FASIM_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 
 fasim_missing_packages() {
   local missing=() p

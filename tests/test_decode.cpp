@@ -123,7 +123,7 @@ TEST_CASE("default splits give every SM a block, capped by the key tiles", "[dec
   CHECK(splits(1, 256) == std::pair<std::int64_t, std::size_t>{2, 2});    // only 2 key tiles of 128
 }
 
-TEST_CASE("decode with one split moves flash2's bytes; S splits add the partials", "[decode]") {
+TEST_CASE("decode with one split moves flash2's bytes, S splits add the partials", "[decode]") {
   // G = 1 and the same tiles: split kernel = flash2's block program.
   // S splits add (S - 1) Q reloads and the fp32 partials' round trip:
   // (S - 1) bh N d b + 2 S bh N (d + 1) 4.

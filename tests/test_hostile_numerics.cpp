@@ -394,7 +394,7 @@ TEST_CASE("Q and K near the largest fp16 value: scores of 1e10 stay finite in fp
   CHECK(some_nan);
 }
 
-TEST_CASE("bf16 Q and K up to 2^60: scores near 1e37 stay finite; beyond fp32 they cannot", "[hostile][numerics]") {
+TEST_CASE("bf16 Q and K up to 2^60: scores near 1e37 stay finite, beyond fp32 they cannot", "[hostile][numerics]") {
   Workload w{1, 1, 40, 16, DType::bf16};
   w.causal = true;
   Inputs in = random_inputs(w, 1.0f, 1.0f);

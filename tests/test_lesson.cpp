@@ -114,6 +114,14 @@ TEST_CASE("lesson: malformed lessons are one-line errors naming file, line and f
              StartsWith("x.md:12: '## Exercises' must be the last section"));
   CHECK_THAT(err("# T\n\n## A\n\nline one\nline {{ two\n"), StartsWith("x.md:6: this {{ is never closed"));
   CHECK_THAT(err("# T\n\n## A\n\n{{ a {{ b }}\n"), Contains("a {{ inside {{ }}"));
+  CHECK_THAT(err("# T\n\n## A\n\n# Again\n"), StartsWith("x.md:5: a lesson has one '# title'; start a section with '## '"));
+  CHECK_THAT(err("# T\n\n## Exercises\n\nNone.\n"),
+             StartsWith("x.md:3: '## Exercises' holds no ```exercise block; add at least one"));
+  CHECK_THAT(err("# T\n\n```fasim\n--N {{ 4 }}\n```\n"),
+             StartsWith("x.md:3: a ```fasim block holds plain flags; remove the {{ }} from it"));
+  CHECK_THAT(err("# T\n\n## Exercises\n\n```exercise\nquestion: q\nquestion: r\nanswer: 1\ntolerance: 0\nhint: h\n```\n"),
+             StartsWith("x.md:7: 'question:' appears twice in this exercise; keep one"));
+  CHECK_THAT(err("# T\n\n```fasim\n--device \"h100\n```\n"), Contains("unclosed \" quote; close it or remove it"));
 }
 
 TEST_CASE("lesson: placeholders split from text, with escapes and line offsets", "[lesson]") {

@@ -25,7 +25,7 @@ TEST_CASE("fasim lesson --markdown: a docs page with every number computed", "[l
   CHECK_THAT(md, Contains("\\htmlonly[block]<details><summary>Answer</summary>\\endhtmlonly\n\n512 B (exact)."));
 }
 
-TEST_CASE("fasim lesson --markdown --out writes the page; flags that do not go with it are errors", "[lesson][docs]") {
+TEST_CASE("fasim lesson --markdown --out writes the page, flags that do not go with it are errors", "[lesson][docs]") {
   ScratchDir d;
   const ProcessResult ok = run_fasim({"lesson", "1", "--markdown", "--out", d.file("01.md")});
   REQUIRE(ok.exit_code == 0);

@@ -135,7 +135,7 @@ TEST_CASE("bytes-vs-n: one line per algorithm, log-log, from a counting-only swe
   CHECK_THAT(svg, Contains("N (sequence length)"));
 }
 
-TEST_CASE("block-size: bytes against Bc; time on a second axis only when the sweep has it", "[plot]") {
+TEST_CASE("block-size: bytes against Bc, time on a second axis only when the sweep has it", "[plot]") {
   const SweepTable rows = read_table(kSweeps + "block_size.csv");
   const Chart c = make_figure(Figure::block_size, rows, "block_size.csv");
   REQUIRE(c.series.size() == 2);
@@ -185,7 +185,7 @@ TEST_CASE("roofline: the device's roof, its ridge, each run on the roof without 
   CHECK(a.labels[0].x == Approx(a100.matmul_flops(DType::fp16) / a100.hbm_bandwidth));
 }
 
-TEST_CASE("fasim plot: sweep, then plot; bad input is one error line", "[plot][cli]") {
+TEST_CASE("fasim plot: sweep, then plot, bad input is one error line", "[plot][cli]") {
   ScratchDir dir;
   const std::string csv = dir.file("x.csv"), jsonl = dir.file("x.jsonl"), svg = dir.file("x.svg");
   REQUIRE(run_fasim({"sweep", "--N", "256:1024:x2", "--algo", "naive,flash2", "--out", csv}).exit_code == 0);

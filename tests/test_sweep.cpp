@@ -148,7 +148,7 @@ TEST_CASE("each row holds exactly what a separate run reports", "[sweep]") {
   CHECK_FALSE(t.has("kernels"));  // arrays are left out
 }
 
-TEST_CASE("a point whose tiles do not fit gives an error row; the sweep goes on", "[sweep]") {
+TEST_CASE("a point whose tiles do not fit gives an error row, the sweep goes on", "[sweep]") {
   SweepSpec s;
   s.devices = {load_device("h100")};
   s.d = {128};

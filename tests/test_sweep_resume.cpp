@@ -125,7 +125,7 @@ TEST_CASE("resume: a file from another sweep is one error naming the fix", "[swe
              Contains("holds a point this sweep does not have"));
 }
 
-TEST_CASE("fasim sweep: Ctrl-C keeps the finished points; --resume finishes the same file", "[sweep][resume][cli]") {
+TEST_CASE("fasim sweep: Ctrl-C keeps the finished points, --resume finishes the same file", "[sweep][resume][cli]") {
   ScratchDir dir;
   const std::string ref = dir.file("ref.csv"), part = dir.file("part.csv");
 

@@ -115,7 +115,8 @@ const nlohmann::json& json_at(const nlohmann::json& report, std::string_view key
     } else if (at->is_object() || at->is_array()) {
       throw UserError("unknown key '" + std::string(key) + "': " + where + keys_of(*at));
     } else {
-      throw UserError("unknown key '" + std::string(key) + "': '" + path + "' is a value, not an object");
+      throw UserError("unknown key '" + std::string(key) + "': '" + path + "' is a value, not an object; end the key at '" +
+                      path + "'");
     }
     path += (path.empty() ? "" : ".") + part;
     pos = dot + 1;
@@ -123,7 +124,9 @@ const nlohmann::json& json_at(const nlohmann::json& report, std::string_view key
   if (at->is_object() || at->is_array())
     throw UserError("key '" + std::string(key) + "' names a group, not a number; pick one of its keys: " + keys_of(*at));
   if (at->is_null())
-    throw UserError("key '" + std::string(key) + "' has no value in this run (the watched row never reached it)");
+    throw UserError("key '" + std::string(key) +
+                    "' has no value in this run (the watched row never reached it); pick a key block the row sees, or "
+                    "another --row");
   return *at;
 }
 

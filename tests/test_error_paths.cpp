@@ -1,0 +1,260 @@
+// Error paths that no other test reaches, one row each: the command line
+// exits 2 with one line that names the problem and the fix, and writes
+// nothing; library errors are one line naming both. Together with the
+// tables in test_cli.cpp, test_sweep.cpp, test_variants_cli.cpp,
+// test_device_spec.cpp, test_scenario.cpp, test_trace_reader.cpp and
+// test_lesson*.cpp, every UserError fasim throws on bad input is exercised
+// (a coverage build lists the rest; see the report of issue 8).
+// Tag [errors].
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "fasim/error.hpp"
+#include "fasim/simulation.hpp"
+#include "fasim/sweep_table.hpp"
+#include "fasim/trace_reader.hpp"
+
+using namespace fasim;
+using fasim::test::ProcessResult;
+using fasim::test::run_fasim;
+using fasim::test::ScratchDir;
+using fasim::test::write_text;
+using Catch::Matchers::Contains;
+
+namespace {
+
+struct CliCase {
+  const char* what;
+  std::vector<std::string> args;
+  std::string problem;  // a part of the line that names the problem
+  std::string fix;      // a part that names the fix
+};
+
+void require_one_line_error(const ProcessResult& r, const CliCase& c) {
+  INFO(c.what << "\n" << r.describe());
+  REQUIRE_FALSE(r.timed_out);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("fasim: error: ", 0) == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_THAT(r.err, Contains(c.problem));
+  CHECK_THAT(r.err, Contains(c.fix));
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("every command-line error path: exit 2, one line, the problem and the fix", "[errors][cli]") {
+  ScratchDir dir;
+  // A sweep file whose every row failed, one with a single block size, one with two devices.
+  write_text(dir.file("failed.csv"), "device,mapping.algo,workload.N,error\nh100,flash2,64,tiles do not fit; use --br 16\n");
+  write_text(dir.file("one_tile.csv"),
+             "device,mapping.algo,workload.N,mapping.br,mapping.bc,hbm.read_bytes,hbm.write_bytes\n"
+             "h100,flash1,1024,64,64,100,10\nh100,flash1,2048,64,64,200,20\n");
+  write_text(dir.file("two_devices.csv"),
+             "device,mapping.algo,workload.N,arithmetic_intensity,flops.matmul,flops.other,hbm.read_bytes,"
+             "hbm.write_bytes\nh100,flash2,1024,10,100,1,10,0\na100,flash2,1024,10,100,1,10,0\n");
+  // Lessons whose numbers cannot be computed, and two lessons with one number.
+  auto lesson = [&](const std::string& name, const std::string& text) {
+    write_text(dir.file(name), "# T\n\nIntro.\n\n## A\n\n" + text + "\n");
+    return dir.file(name);
+  };
+  const std::string not_a_key = lesson("not_a_key.md", "{{ a b of --N 16 --d 4 }}");
+  const std::string a_value = lesson("a_value.md", "{{ hbm.read_bytes.x of --N 16 --d 4 }}");
+  const std::string counts_only = lesson("counts_only.md", "{{ numerics.max_abs_error of --N 16 --d 4 --no-numerics }}");
+  const std::string unreached = lesson("unreached.md", "{{ row.m.0 of --N 16 --d 4 --br 4 --bc 4 --window 4 --row 15 }}");
+  std::filesystem::create_directory(dir.path() / "twins");
+  write_text(dir.path() / "twins" / "01-a.md", "# A\n\nOne.\n");
+  write_text(dir.path() / "twins" / "01-b.md", "# B\n\nTwo.\n");
+  const std::vector<std::string> before = dir.entries();
+
+  const std::vector<CliCase> cases = {
+      // run and step: flags the shape checks do not see
+      {"--N-kv negative", {"run", "--N-kv", "-3"}, "--N-kv must be a positive integer, got -3", "--N-kv 4096"},
+      {"--l2 unknown", {"run", "--l2", "hot"}, "unknown L2 start 'hot'", "use --l2 cold or --l2 warm"},
+      {"N above 2^24", {"run", "--N", "16777217", "--N-kv", "16", "--no-numerics"}, "N=16777217 is too large",
+       "up to 16,777,216"},
+      {"N_kv above 2^24", {"run", "--N-kv", "16777217", "--no-numerics"}, "N_kv=16777217 is too large",
+       "up to 16,777,216"},
+      {"batch*heads above 2^20", {"run", "--N", "8", "--d", "4", "--heads", "1048577"},
+       "batch*heads=1048577 is too large", "use at most 1,048,576"},
+      {"FLOPs past 2^62", {"run", "--N", "16777216", "--d", "65536", "--no-numerics"},
+       "more than fasim's 64-bit counters hold", "use a smaller N"},
+      {"too many K/V pages", {"run", "--N", "16777216", "--batch", "2", "--page-size", "1", "--no-numerics"},
+       "K/V pages", "use a larger --page-size"},
+      {"no tile fits at all", {"run", "--N", "8", "--d", "65536", "--dtype", "fp32"},
+       "does not fit h100 even with Br=Bc=1", "use a smaller --d"},
+      {"tensors larger than HBM, naive", {"run", "--algo", "naive", "--N", "262144", "--heads", "2", "--no-numerics"},
+       "S and P of N x N_kv per head), more than h100 has", "use --algo flash2, which never stores S and P"},
+      // sweep
+      {"a list of more than 100,000 values", {"sweep", "--N", "1:100000:+1,100001"}, "more than 100,000 values",
+       "use fewer or larger steps"},
+      {"--resume without --out", {"sweep", "--resume"}, "--resume needs --out FILE", "add --out"},
+      // plot
+      {"unknown figure", {"plot", dir.file("failed.csv"), "--figure", "pie"}, "unknown figure 'pie'",
+       "use --figure with one of"},
+      {"a sweep whose every row failed", {"plot", dir.file("failed.csv"), "--figure", "bytes-vs-n"}, "no rows with",
+       "make one with `fasim sweep"},
+      {"block-size without a block size that varies", {"plot", dir.file("one_tile.csv"), "--figure", "block-size"},
+       "Br and Bc do not vary within any algorithm", "sweep a block size"},
+      {"roofline of rows from two devices", {"plot", dir.file("two_devices.csv"), "--figure", "roofline"},
+       "the rows name several devices", "--device NAME"},
+      // lesson
+      {"--markdown with --check", {"lesson", "1", "--markdown", "--check"}, "--markdown prints the lesson",
+       "leave out --check and --auto"},
+      {"--check without a lesson", {"lesson", "--check"}, "which lesson?", "give its number"},
+      {"a lesson number that is not a key", {"lesson", not_a_key, "--auto"}, "not_a_key.md:7: 'a b' is not a key",
+       "keys are dotted names such as hbm.read_bytes"},
+      {"a lesson number below a value", {"lesson", a_value, "--auto"}, "'hbm.read_bytes' is a value, not an object",
+       "end the key at 'hbm.read_bytes'"},
+      {"a lesson number that needs values from a counting run", {"lesson", counts_only, "--auto"},
+       "needs a run with values", "remove --no-numerics"},
+      {"a lesson number the watched row never reached", {"lesson", unreached, "--auto"},
+       "has no value in this run", "pick a key block the row sees"},
+      {"two lessons with one number", {"lesson", "--lessons", (dir.path() / "twins").string()},
+       "two lessons share the number 1", "renumber one"},
+      // compare: flag mistakes are named before any GPU is needed
+      {"compare: a list without --sweep", {"compare", "--N", "512,1024"}, "--N has 2 values", "add --sweep"},
+      {"compare: unknown L2 start", {"compare", "--l2", "hot"}, "unknown L2 start 'hot'", "use --l2 cold or --l2 warm"},
+      {"compare: --misses without --recorded", {"compare", "--misses", dir.file("m.csv")}, "--misses goes with",
+       "--recorded FILE.csv"},
+      {"compare: --json with --sweep", {"compare", "--json", "--sweep"}, "--json and --sweep do not go together",
+       "--sweep writes CSV"},
+      {"compare: --out without --sweep", {"compare", "--out", dir.file("c.csv")}, "--out goes with --sweep",
+       "the table goes to stdout"},
+      {"compare: more than 100,000 points",
+       {"compare", "--sweep", "--N", "1:100000:+1", "--algo", "naive,flash2"}, "more than 100000 points",
+       "use fewer values"},
+  };
+  for (const CliCase& c : cases) {
+    DYNAMIC_SECTION(c.what) { require_one_line_error(run_fasim(c.args), c); }
+  }
+  CHECK(dir.entries() == before);  // nothing written by any of them
+}
+
+TEST_CASE("fasim gpu without a usable GPU: exit 2, one line saying why", "[errors][cli]") {
+  // A CPU-only build says how to rebuild; a CUDA build on a machine without
+  // a GPU or driver says which is missing. Either way: exit 2, one line.
+  const ProcessResult r = run_fasim({"gpu", "run", "--N", "64"});
+  INFO(r.describe());
+  if (r.exit_code == 0) SUCCEED("a GPU is here; nothing to check");
+  else {
+    CHECK(r.exit_code == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    const bool cpu_only = r.err.find("built without CUDA") != std::string::npos;
+    if (cpu_only) CHECK_THAT(r.err, Contains("rebuild with the cuda preset"));
+    else CHECK_THAT(r.err, Contains("driver") || Contains("GPU"));
+  }
+}
+
+TEST_CASE("library error paths name the problem and the fix in one line", "[errors]") {
+  ScratchDir dir;
+  struct Case {
+    const char* what;
+    std::function<void()> act;
+    std::string problem, fix;
+  };
+  auto trace = [&](const std::string& name, const std::string& text) {
+    return [&dir, name, text] {
+      write_text(dir.file(name), text);
+      read_trace(dir.file(name));
+    };
+  };
+  // A valid CSV trace header and one row, to break one field at a time.
+  const std::string header =
+      "index,kernel,block,kind,tensor,what,bh,qb,kb,rows,cols,hbm_read_bytes,hbm_write_bytes,flops_matmul,"
+      "flops_other,exps,sram_bytes,register_bytes,row0,col0,l2_read_bytes,l2_write_bytes,l2_hit_bytes,"
+      "dram_read_bytes,dram_write_bytes,sm,has_row,row_m,row_l,cum_hbm_read_bytes,cum_hbm_write_bytes,ts_us,dur_us";
+  const std::string fields = "0,0,0,load,K,\"\",0,0,0,64,32,4096,0,0,0,0,4096,0,0,0,0,0,0,0,0,0";  // index .. sm
+  const std::string row = fields + ",0,,,4096,0,0,1";  // has_row 0, no row_m and row_l
+  const std::string meta = "{\"type\":\"meta\"}\n";
+  auto step = [](const std::string& field, const std::string& value) {
+    std::string s =
+        "{\"type\":\"step\",\"index\":0,\"kernel\":0,\"block\":0,\"kind\":\"load\",\"tensor\":\"K\",\"what\":\"\","
+        "\"bh\":0,\"qb\":0,\"kb\":0,\"rows\":1,\"cols\":1,\"hbm_read_bytes\":2,\"hbm_write_bytes\":0,"
+        "\"flops_matmul\":0,\"flops_other\":0,\"exps\":0,\"sram_bytes\":0,\"register_bytes\":0,\"row0\":0,"
+        "\"col0\":0,\"l2_read_bytes\":0,\"l2_write_bytes\":0,\"l2_hit_bytes\":0,\"dram_read_bytes\":0,"
+        "\"dram_write_bytes\":0,\"sm\":0,\"has_row\":false,\"cum_hbm_read_bytes\":2,\"cum_hbm_write_bytes\":0,"
+        "\"ts_us\":0,\"dur_us\":1}";
+    const std::string key = "\"" + field + "\":";
+    const std::size_t at = s.find(key) + key.size();
+    return s.substr(0, at) + value + s.substr(s.find_first_of(",}", at)) + "\n";
+  };
+  const std::vector<Case> cases = {
+      {"set_input on an output", [] {
+         Simulation sim(load_device("h100"), Workload{1, 1, 8, 4, DType::fp32}, Mapping{Algo::flash2, 8, 8});
+         sim.set_input(TensorId::O, std::vector<float>(32));
+       }, "only Q, K and V are inputs, not O", "Q, K and V"},
+      {"CSV: text after a closing quote", [] { parse_csv("a,b\n\"x\"y,1\n", "s.csv"); }, "s.csv:2: text after a closing quote",
+       "a sweep file is what `fasim sweep --out FILE.csv`"},
+      {"CSV: a quote inside a cell", [] { parse_csv("a,b\nx\"y,1\n", "s.csv"); }, "s.csv:2: a quote inside an unquoted cell",
+       "write \"\" inside a quoted cell"},
+      {"trace: a directory", [&dir] { read_trace(dir.path().string()); }, "it is a directory", "give a trace file"},
+      {"trace: a CSV that is no trace", trace("t1.csv", "a,b\n1,2\n"), "not a fasim trace", "check that it is a complete trace"},
+      {"trace: a CSV header that stops early", trace("t2.csv", "index,kernel,block\n"),
+       "the CSV header has 3 columns; column 'kind' is missing", "check that it is a complete trace"},
+      {"trace: a CSV header with an extra column", trace("t3.csv", header + ",extra\n" + row + "\n"),
+       "the CSV header has 34 columns, expected 33", "check that it is a complete trace"},
+      {"trace: row_m set while has_row is 0",
+       trace("t4.csv", header + "\n" + fields + ",0,1.5,,4096,0,0,1\n"),
+       "column 'row_m' must be empty when has_row is 0", "check that it is a complete trace"},
+      {"trace: an unknown tensor", trace("t5.jsonl", meta + step("tensor", "\"X\"")), "unknown tensor 'X'",
+       "check that it is a complete trace"},
+      {"trace: an integer past int64", trace("t6.jsonl", meta + step("rows", "18446744073709551615")),
+       "field 'rows' is out of range", "check that it is a complete trace"},
+      {"trace: a time that is no number", trace("t7.jsonl", meta + step("ts_us", "\"soon\"")),
+       "field 'ts_us' is not a number", "check that it is a complete trace"},
+      {"trace: a number past double", trace("t8.jsonl", meta + step("ts_us", "1e999")), "number overflow",
+       "check that it is a complete trace"},
+      {"trace: cumulative bytes past int64",
+       trace("t9.json",
+             "{\"traceEvents\":[" +
+                 [] {
+                   std::string ev =
+                       "{\"ph\":\"X\",\"ts\":0,\"dur\":1,\"args\":{\"index\":0,\"kernel\":0,\"block\":0,\"kind\":"
+                       "\"load\",\"tensor\":\"K\",\"what\":\"\",\"bh\":0,\"qb\":0,\"kb\":0,\"rows\":1,\"cols\":1,"
+                       "\"hbm_read_bytes\":9223372036854775807,\"hbm_write_bytes\":0,\"flops_matmul\":0,"
+                       "\"flops_other\":0,\"exps\":0,\"sram_bytes\":0,\"register_bytes\":0,\"row0\":0,\"col0\":0,"
+                       "\"l2_read_bytes\":0,\"l2_write_bytes\":0,\"l2_hit_bytes\":0,\"dram_read_bytes\":0,"
+                       "\"dram_write_bytes\":0,\"sm\":0,\"has_row\":false}}";
+                   return ev + "," + ev;
+                 }() +
+                 "]}"),
+       "cumulative HBM bytes overflow", "check that it is a complete trace"},
+  };
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(c.what) {
+      const std::string msg = error_of(c.act);
+      INFO(msg);
+      CHECK(msg.find('\n') == std::string::npos);
+      CHECK_THAT(msg, Contains(c.problem));
+      CHECK_THAT(msg, Contains(c.fix));
+    }
+  }
+}
+
+TEST_CASE("UserError keeps its message on one line, whatever it quotes", "[errors]") {
+  CHECK(std::string(UserError("bad 'a\nb\rc\td'; fix it").what()) == "bad 'a?b?c?d'; fix it");
+  CHECK(one_line("x\x1b[31my") == "x?[31my");
+  // A device file whose error quotes a string holding a CR.
+  CHECK_THAT(error_of([] { parse_device("name = \"x\"\ndescription = \"y\"\n[compute]\nsm_count = \"a\\rb\"\n", "d.toml"); }),
+             Contains("sm_count must be a positive integer, got \"a?b\""));
+  // What main() prints for an argument CLI11 does not know: still one line.
+  const ProcessResult r = run_fasim({"run", "--N", "8", "--d", "4", "-\rx"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find('\r') == std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
