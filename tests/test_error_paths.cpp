@@ -18,6 +18,7 @@
 #include "fasim/simulation.hpp"
 #include "fasim/sweep_table.hpp"
 #include "fasim/trace_reader.hpp"
+#include "user_error_text.hpp"
 
 using namespace fasim;
 using fasim::test::ProcessResult;
@@ -25,6 +26,8 @@ using fasim::test::run_fasim;
 using fasim::test::ScratchDir;
 using fasim::test::write_text;
 using Catch::Matchers::Contains;
+
+using fasim::test::error_of;
 
 namespace {
 
@@ -44,15 +47,6 @@ void require_one_line_error(const ProcessResult& r, const CliCase& c) {
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK_THAT(r.err, Contains(c.problem));
   CHECK_THAT(r.err, Contains(c.fix));
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 }  // namespace

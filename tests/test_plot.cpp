@@ -10,12 +10,15 @@
 #include "fasim/device_spec.hpp"
 #include "fasim/error.hpp"
 #include "fasim/figures.hpp"
+#include "user_error_text.hpp"
 
 using namespace fasim;
 using fasim::test::read_text;
 using fasim::test::run_fasim;
 using fasim::test::ScratchDir;
 using Catch::Matchers::Contains;
+
+using fasim::test::error_of;
 
 namespace {
 
@@ -38,15 +41,6 @@ void require_svg(const std::string& svg) {
   CHECK_FALSE(std::regex_search(svg, std::regex("&(?!(amp|lt|gt|quot|apos);)")));
   CHECK(svg.find("<script") == std::string::npos);
   CHECK(svg.find("href") == std::string::npos);  // nothing from outside
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 }  // namespace

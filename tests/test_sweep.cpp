@@ -14,6 +14,7 @@
 #include "fasim/report.hpp"
 #include "fasim/sweep.hpp"
 #include "fasim/tiling.hpp"
+#include "user_error_text.hpp"
 
 using namespace fasim;
 using fasim::test::run_fasim;
@@ -21,16 +22,9 @@ using fasim::test::ScratchDir;
 using Catch::Matchers::Contains;
 using V = std::vector<std::int64_t>;
 
-namespace {
+using fasim::test::error_of;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+namespace {
 
 SweepSpec small_spec() {
   SweepSpec s;

@@ -16,6 +16,7 @@
 #include "fasim/error.hpp"
 #include "fasim/sweep.hpp"
 #include "fasim/sweep_resume.hpp"
+#include "user_error_text.hpp"
 
 using namespace fasim;
 using fasim::test::ChildProcess;
@@ -25,6 +26,8 @@ using fasim::test::run_fasim;
 using fasim::test::ScratchDir;
 using Catch::Matchers::Contains;
 
+using fasim::test::error_of;
+
 namespace {
 
 SweepSpec small_spec() {
@@ -33,15 +36,6 @@ SweepSpec small_spec() {
   s.algos = {Algo::naive, Algo::flash2};
   s.N = {128, 256, 512};
   return s;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 void require_user_error(const ProcessResult& r, const std::string& part) {

@@ -47,16 +47,17 @@ struct CompareArgs {
   int runs = 20;
 };
 
-/// The metrics of a comparison, in print order, with their CSV names.
+/// The metrics of a comparison, in fidelity's Metric order, with table labels
+/// (their CSV names are name(Metric)).
 struct MetricDef {
-  const char* id;     // CSV `metric`
+  Metric id;
   const char* label;  // table
 };
 constexpr MetricDef kMetrics[] = {
-    {"hbm_read_bytes", "HBM read bytes (requests)"}, {"hbm_write_bytes", "HBM write bytes (requests)"},
-    {"l2_read_bytes", "L2 read bytes"},               {"l2_write_bytes", "L2 write bytes"},
-    {"dram_read_bytes", "DRAM read bytes"},           {"dram_write_bytes", "DRAM write bytes"},
-    {"time_s", "time (s)"}};
+    {Metric::hbm_read_bytes, "HBM read bytes (requests)"}, {Metric::hbm_write_bytes, "HBM write bytes (requests)"},
+    {Metric::l2_read_bytes, "L2 read bytes"},               {Metric::l2_write_bytes, "L2 write bytes"},
+    {Metric::dram_read_bytes, "DRAM read bytes"},           {Metric::dram_write_bytes, "DRAM write bytes"},
+    {Metric::time_s, "time (s)"}};
 
 struct Row {
   const MetricDef* def;
@@ -272,7 +273,7 @@ nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
   const cuda::Measurement& m = cmp.measured;
   nlohmann::json rows = nlohmann::json::array();
   for (const Row& r : cmp.rows) {
-    nlohmann::json j = {{"metric", r.def->id}, {"quantity", r.def->label}, {"predicted", r.predicted}};
+    nlohmann::json j = {{"metric", name(r.def->id)}, {"quantity", r.def->label}, {"predicted", r.predicted}};
     j["measured"] = r.measured ? nlohmann::json(*r.measured) : nlohmann::json(nullptr);
     const auto e = r.error_pct();
     j["error_pct"] = e ? nlohmann::json(*e) : nlohmann::json(nullptr);
@@ -304,7 +305,7 @@ void write_csv_rows(std::ostream& os, const Comparison& cmp, const std::string& 
                              "," + std::to_string(w.d) + "," + std::to_string(c.mapping.br) + "," +
                              std::to_string(c.mapping.bc) + "," + std::string(cuda::l2_start_name(cmp.measured.l2));
   for (const Row& r : cmp.rows)
-    os << prefix << "," << r.def->id << "," << number(r.predicted) << "," << (r.measured ? number(*r.measured) : "")
+    os << prefix << "," << name(r.def->id) << "," << number(r.predicted) << "," << (r.measured ? number(*r.measured) : "")
        << "\n";
 }
 
