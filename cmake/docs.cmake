@@ -38,6 +38,9 @@ set(FASIM_DOCS_GEN ${FASIM_DOCS_OUT}/gen)
 file(GLOB FASIM_LESSONS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/lessons/[0-9][0-9]-*.md)
 list(SORT FASIM_LESSONS)
 file(GLOB_RECURSE FASIM_LESSON_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/lessons/*)
+# Recorded GPU runs that ```recorded blocks of lessons read.
+file(GLOB FASIM_RECORDED_RUNS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/results/*)
+list(APPEND FASIM_LESSON_FILES ${FASIM_RECORDED_RUNS})
 set(course "# Course {#course}\n\nThe lessons, in order. Each page is the lesson as `fasim lesson N` shows it, with every number computed by fasim when these pages were built. Scenarios are shown with the command that runs them; take a lesson in a terminal to step through them, or write a scenario's trace viewer page with `fasim trace --html`.\n\n")
 set(FASIM_LESSON_PAGES "")
 foreach(lesson IN LISTS FASIM_LESSONS)
@@ -49,6 +52,8 @@ foreach(lesson IN LISTS FASIM_LESSONS)
     COMMAND ${CMAKE_COMMAND} -E make_directory ${FASIM_DOCS_GEN}/lessons
     COMMAND $<TARGET_FILE:fasim> lesson ${lesson} --markdown --out ${page}
     DEPENDS fasim ${FASIM_LESSON_FILES}
+    # From the source root, so the commands a page shows run from there.
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     COMMENT "Rendering lesson ${name} for the docs"
     VERBATIM)
   list(APPEND FASIM_LESSON_PAGES ${page})
@@ -66,7 +71,7 @@ list(JOIN inputs " " FASIM_DOCS_INPUT)
 # Public headers whose documentation is still being written: left out of the
 # API reference until every entity in them has a comment, so that the
 # warnings-are-errors build passes meanwhile. Empty this list when they do.
-set(FASIM_DOCS_PENDING machine.hpp device_spec.hpp timing.hpp)
+set(FASIM_DOCS_PENDING machine.hpp)
 list(TRANSFORM FASIM_DOCS_PENDING PREPEND ${PROJECT_SOURCE_DIR}/sim/include/fasim/)
 list(JOIN FASIM_DOCS_PENDING " " FASIM_DOCS_EXCLUDE)
 set(FASIM_HAVE_DOT YES)

@@ -237,4 +237,17 @@ TEST_CASE("figures must agree with each other", "[device]") {
                       Contains("[l2] sector_bytes (48) must divide [l2] line_bytes (64)"));
   REQUIRE_THROWS_WITH(parse_mydev("bytes = 131072", "bytes = 131000"),
                       Contains("[l2] bytes (131000) must be a multiple of [l2] line_bytes (64)"));
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 16\npartitions = 3"),
+                      Contains("[l2] bytes (131072) must be a multiple of [l2] line_bytes (64) x [l2] partitions (3)"));
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 16\npartitions = 64"),
+                      Contains("[l2] partitions (64) must not exceed [compute] sm_count"));
+}
+
+TEST_CASE("[l2] partitions is optional: 1 when left out, 2 on the NVIDIA data-centre GPUs", "[device]") {
+  CHECK(parse_mydev("sector_bytes = 16", "sector_bytes = 16").l2_partitions == 1);
+  CHECK(parse_mydev("sector_bytes = 16", "sector_bytes = 16\npartitions = 2").l2_partitions == 2);
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 16\npartitions = 0"),
+                      Contains("[l2] partitions must be a positive integer, got 0"));
+  for (const char* name : {"a100", "h100", "h200"}) CHECK(fasim::load_device(name).l2_partitions == 2);
+  CHECK(fasim::load_device("toy").l2_partitions == 1);
 }

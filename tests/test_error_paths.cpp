@@ -127,6 +127,8 @@ TEST_CASE("every command-line error path: exit 2, one line, the problem and the 
        "--recorded FILE.csv"},
       {"compare: --json with --sweep", {"compare", "--json", "--sweep"}, "--json and --sweep do not go together",
        "--sweep writes CSV"},
+      {"compare: --recorded with --sweep", {"compare", "--recorded", dir.file("r-sweep.csv"), "--sweep"},
+       "--recorded predicts a recorded run again", "leave out --sweep and --out"},
       {"compare: --out without --sweep", {"compare", "--out", dir.file("c.csv")}, "--out goes with --sweep",
        "the table goes to stdout"},
       {"compare: more than 100,000 points",

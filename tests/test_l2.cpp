@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "fasim/l2_cache.hpp"
+#include "fasim/l2_partitions.hpp"
 #include "fasim/machine.hpp"
 #include "fasim/simulation.hpp"
 
@@ -74,4 +75,64 @@ TEST_CASE("a warm L2 serves the inputs: no DRAM reads when Q, K and V fit", "[l2
   CHECK(cold.ledger().cache_total().dram_read_bytes == 3 * 2 * 1024 * 64 * 2);
   CHECK(warm.ledger().cache_total().dram_read_bytes == 0);
   CHECK(warm.time().seconds <= cold.time().seconds);
+}
+
+TEST_CASE("PartitionedL2: one partition is exactly the L2Cache model", "[l2]") {
+  PartitionedL2 p(300, 1, 4, 1);
+  L2Cache c(300);
+  const TileKey a{TensorId::K, 0, 0, 0, 1, 1}, b{TensorId::K, 0, 1, 0, 1, 1}, o{TensorId::O, 0, 0, 0, 1, 1},
+      v{TensorId::V, 0, 0, 0, 1, 1};
+  auto same = [](const L2Access& x, const L2Access& y) {
+    CHECK(x.hit_bytes == y.hit_bytes);
+    CHECK(x.miss_bytes == y.miss_bytes);
+    CHECK(x.writeback_bytes == y.writeback_bytes);
+  };
+  same(p.read(a, 100, 3), c.read(a, 100));
+  same(p.write(o, 100, 0), c.write(o, 100));
+  same(p.read(b, 100, 2), c.read(b, 100));
+  same(p.read(a, 100, 1), c.read(a, 100));
+  same(p.read(v, 100, 0), c.read(v, 100));  // evicts the dirty O tile in both
+  CHECK(p.dirty_bytes() == c.dirty_bytes());
+  CHECK(p.used_bytes() == c.used_bytes());
+}
+
+TEST_CASE("PartitionedL2: far sectors are copied next to the reader, DRAM is read only at home", "[l2]") {
+  // 2 partitions of 4 sectors (32 B each), SMs 0-1 next to partition 0, 2-3 next to 1.
+  PartitionedL2 l2(256, 2, 4, 32);
+  CHECK(l2.partition_of(1) == 0);
+  CHECK(l2.partition_of(2) == 1);
+  const TileKey k{TensorId::K, 0, 0, 0, 2, 32};
+  // 4 sectors: 2 homed in each partition. SM 0 misses all; its partition keeps
+  // its 2 home sectors and a copy of the 2 far ones: 6 sectors in use.
+  const L2Access first = l2.read(k, 128, 0);
+  CHECK(first.miss_bytes == 128);
+  CHECK(l2.used_bytes() == 6 * 32);
+  // SM 3 (partition 1): its 2 home sectors hit at home; the 2 far ones have
+  // no copy in partition 1 yet, but partition 0 (their home) has them: hits.
+  const L2Access second = l2.read(k, 128, 3);
+  CHECK(second.hit_bytes == 128);
+  CHECK(second.miss_bytes == 0);
+  CHECK(l2.used_bytes() == 8 * 32);  // now each partition holds 2 home + 2 copy sectors
+  // A write goes home (4 dirty sectors) and drops both copies.
+  const L2Access w = l2.write(k, 128, 0);
+  CHECK(w.writeback_bytes == 0);
+  CHECK(l2.dirty_bytes() == 128);
+  CHECK(l2.used_bytes() == 4 * 32);
+}
+
+TEST_CASE("PartitionedL2: copies take room that home data would use", "[l2]") {
+  // 256 B in all. SM 0 writes tile o (4 sectors: 2 dirty at each home), then
+  // reads tile a (4 sectors). One 8-sector cache holds both. Split in two
+  // partitions of 4 sectors, partition 0 must also hold a copy of a's 2 far
+  // sectors beside a's 2 home sectors, so o's 2 dirty sectors there go to DRAM.
+  PartitionedL2 l2(256, 2, 2, 32);
+  L2Cache one(256);
+  const TileKey o{TensorId::O, 0, 0, 0, 1, 32}, a{TensorId::K, 0, 0, 0, 1, 32};
+  l2.write(o, 128, 0);
+  one.write(o, 128);
+  CHECK(one.read(a, 128).writeback_bytes == 0);
+  const L2Access split = l2.read(a, 128, 0);
+  CHECK(split.miss_bytes == 128);       // a was nowhere: DRAM reads all of it, at its homes
+  CHECK(split.writeback_bytes == 2 * 32);
+  CHECK(l2.dirty_bytes() == 2 * 32);    // o's sectors homed in partition 1 stay
 }

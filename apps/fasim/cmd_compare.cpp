@@ -3,6 +3,8 @@
 // (the kernel's own counters; must be exact), L2 reads and writes the SMs
 // asked for, DRAM reads and writes (CUPTI), and time (median of unprofiled
 // runs). `--sweep` runs every point of a grid and writes long-form CSV.
+// `--causal` compares the causal kernels (one point at a time: the sweep CSV
+// has no causal column).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -43,7 +45,7 @@ struct CompareArgs {
   std::string device, scenario, out, recorded, misses;
   std::uint64_t seed = 0;
   std::int64_t row = 0;
-  bool no_numerics = false, double_buffer = false, json = false, sweep = false;
+  bool no_numerics = false, double_buffer = false, json = false, sweep = false, causal = false;
   int runs = 20;
 };
 
@@ -165,6 +167,7 @@ RunFlags flags_for(const CompareArgs& a, CLI::App* sub, const Point& p) {
   f.row = a.row;
   f.no_numerics = a.no_numerics;
   f.double_buffer = a.double_buffer;
+  f.causal = a.causal;
   return f;
 }
 
@@ -183,7 +186,9 @@ Comparison compare_point(const RunFlags& f, int runs) {
   cmp.config = resolve_for_gpu(f, cmp.note);
   const RunConfig& c = cmp.config;
   validate(c.workload, c.mapping, c.device);
-  Simulation sim(c.device, c.workload, c.mapping, {.numerics = false, .seed = c.options.seed, .l2 = c.options.l2});
+  Simulation sim(c.device, c.workload, c.mapping,
+                 {.numerics = false, .seed = c.options.seed, .l2 = c.options.l2,
+                  .compute = cuda_compute_model(c.workload, c.mapping)});
   sim.run();
   cuda::MeasureOptions options;
   options.timed_runs = runs;
@@ -243,8 +248,8 @@ void print_table(std::ostream& os, const Comparison& cmp) {
   const Workload& w = c.workload;
   const cuda::Measurement& m = cmp.measured;
   os << "fasim compare: " << name(c.mapping.algo) << " " << name(w.dtype) << ", batch " << w.batch << " x heads "
-     << w.heads << ", N " << w.N << ", d " << w.d << ", Br " << c.mapping.br << ", Bc " << c.mapping.bc << ", L2 "
-     << cuda::l2_start_name(m.l2) << "\n";
+     << w.heads << ", N " << w.N << ", d " << w.d << (w.causal ? ", causal" : "") << ", Br " << c.mapping.br
+     << ", Bc " << c.mapping.bc << ", L2 " << cuda::l2_start_name(m.l2) << "\n";
   os << "  predicted  fasim on " << c.device.name << " (" << c.device.description << "), counting only, "
      << cmp.predicted_bound << "-bound\n";
   os << "  measured   " << m.gpu.description << ", driver " << m.gpu.driver << ", kernel "
@@ -286,7 +291,7 @@ nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
           {"date", date},
           {"workload",
            {{"batch", c.workload.batch}, {"heads", c.workload.heads}, {"N", c.workload.N}, {"d", c.workload.d},
-            {"dtype", std::string(name(c.workload.dtype))}}},
+            {"dtype", std::string(name(c.workload.dtype))}, {"causal", c.workload.causal}}},
           {"mapping", {{"algo", std::string(name(c.mapping.algo))}, {"br", c.mapping.br}, {"bc", c.mapping.bc}}},
           {"kernel", {{"version", static_cast<int>(m.version)}, {"name", std::string(cuda::name(m.version))}}},
           {"l2_mode", std::string(cuda::l2_start_name(m.l2))},
@@ -371,13 +376,15 @@ Action add_compare(CLI::App& app) {
   sub->add_flag("--no-numerics", a->no_numerics, "Do not check the GPU's output against the fp64 reference");
   sub->add_option("--l2", a->l2, "L2 at the start: cold (flushed) | warm (default cold); with --sweep a list");
   sub->add_flag("--double-buffer", a->double_buffer, "Simulate loads of the next K/V tile overlapping compute");
+  sub->add_flag("--causal", a->causal, "Causal mask: query i sees keys j <= i (not with --sweep)");
   sub->add_option("--row", a->row, "Accepted for the same flags as `fasim run`; unused");
-  sub->add_flag("--json", a->json, "Print one JSON object (not with --sweep)");
+  sub->add_flag("--json", a->json, "Print one JSON object (not with --sweep; with --recorded, the fit)");
   sub->add_flag("--sweep", a->sweep, "Compare every point of the grid the lists and ranges span; write long-form CSV");
   sub->add_option("--out", a->out, "With --sweep: write the CSV to FILE (default: stdout)");
   sub->add_option("--recorded", a->recorded,
                   "Predict a recorded run (long-form CSV from --sweep) again; no GPU needed. The device is --device, "
-                  "else NAME-measured.toml beside NAME-sweep.csv");
+                  "else NAME-measured.toml beside NAME-sweep.csv. --algo, --dtype, --batch, --heads, --N, --d, "
+                  "--br, --bc, --l2 (one value each) pick points; --json prints the fit as JSON");
   sub->add_option("--misses", a->misses, "With --recorded: write the points outside their bars to this CSV");
   sub->add_option("--runs", a->runs, "Timed runs per point; the time is their median (default 20, at least 20)")
       ->check(CLI::Range(20, 100000));
@@ -390,10 +397,28 @@ Action add_compare(CLI::App& app) {
       "dram_write_bytes, time_s. Exit 0: HBM exact everywhere; 1: a difference, no counters, or a GPU failure.");
 
   return [a, sub]() -> int {
-    if (!a->recorded.empty()) return compare_recorded(a->recorded, a->device, a->misses);
+    if (!a->recorded.empty()) {
+      if (a->sweep || !a->out.empty())
+        throw UserError("--recorded predicts a recorded run again; leave out --sweep and --out (use --misses FILE)");
+      if (a->causal)
+        throw UserError("--causal does not go with --recorded (recorded sweeps are not causal); drop --causal");
+      RecordedSelection sel;
+      sel.csv = a->recorded;
+      sel.device = a->device;
+      const std::pair<const char*, const std::string*> axes[] = {
+          {"--algo", &a->algo}, {"--dtype", &a->dtype}, {"--batch", &a->batch}, {"--heads", &a->heads},
+          {"--N", &a->N},       {"--d", &a->d},         {"--br", &a->br},       {"--bc", &a->bc},
+          {"--l2", &a->l2}};
+      for (const auto& [flag, value] : axes)
+        if (sub->count(flag) > 0) sel.filters.emplace_back(flag, *value);
+      return compare_recorded(sel, a->misses, a->json);
+    }
     if (!a->misses.empty()) throw UserError("--misses goes with --recorded FILE.csv");
     if (a->json && a->sweep) throw UserError("--json and --sweep do not go together; --sweep writes CSV");
     if (!a->out.empty() && !a->sweep) throw UserError("--out goes with --sweep; without it the table goes to stdout");
+    if (a->causal && a->sweep)
+      throw UserError("--causal does not go with --sweep (the sweep CSV has no causal column); compare causal "
+                      "points one at a time, without --sweep");
     const std::vector<Point> points = grid(*a, *sub);  // bad flags: exit 2 before anything runs
     require_gpu();
 #if FASIM_HAVE_CUDA

@@ -3,10 +3,13 @@
 // kernel's own HBM byte counters, the CUPTI hardware counters (DRAM, L2,
 // global loads/stores), the median time, TFLOP/s and the error against an
 // fp64 reference. A fasim built without CUDA keeps the command and says so.
+// --causal runs the causal kernels; --kernel picks a version (5, naive-cublas:
+// the cuBLAS baseline, whose HBM bytes are a closed form, not counted).
 #include <cctype>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -82,6 +85,7 @@ struct GpuArgs {
   bool json = false;
   bool no_counters = false;
   int runs = 20;
+  std::string kernel = "auto";
 };
 
 #if FASIM_HAVE_CUDA
@@ -104,15 +108,22 @@ void print_measurement(std::ostream& os, const RunConfig& c, const cuda::Measure
      << "\n";
   os << "  kernel    " << static_cast<int>(m.version) << " (" << cuda::name(m.version) << ")\n";
   os << "  workload  batch " << w.batch << " x heads " << w.heads << ", N " << w.N << ", d " << w.d << ", "
-     << name(w.dtype) << "\n";
-  os << "  tiles     Br " << c.mapping.br << ", Bc " << c.mapping.bc << "\n";
+     << name(w.dtype) << (w.causal ? ", causal" : "") << "\n";
+  if (m.version == cuda::KernelVersion::naive_cublas)
+    os << "  tiles     cuBLAS picks its own (Br, Bc only set the simulated naive)\n";
+  else
+    os << "  tiles     Br " << c.mapping.br << ", Bc " << c.mapping.bc << "\n";
   os << "  L2        " << cuda::l2_start_name(m.l2) << " ("
      << (m.l2 == L2Start::cold ? "flushed before every timed run and every counter pass"
                                : "the launch ran just before: inputs left in L2")
      << "; " << human_bytes(static_cast<double>(m.gpu.l2_bytes)) << ")\n";
   if (!note.empty()) os << "  " << note << "\n";
 
-  os << "\nHBM traffic, the kernel's own counters (bytes the tiles moved; equal to `fasim run`)\n";
+  if (m.own_counted)
+    os << "\nHBM traffic, the kernel's own counters (bytes the tiles moved; equal to `fasim run`)\n";
+  else
+    os << "\nHBM traffic, CLOSED FORM, not counted: each tensor once per step (cuBLAS moves bytes the kernel\n"
+          "cannot count; this is the least GEMM, softmax, GEMM can move, not `fasim run`'s tiled naive)\n";
   os << "  " << pad("tensor", 8, false) << pad("read", 20) << pad("written", 20) << "\n";
   for (TensorId t : kAllTensors) {
     const Traffic& x = m.own[static_cast<std::size_t>(index(t))];
@@ -143,8 +154,8 @@ void print_measurement(std::ostream& os, const RunConfig& c, const cuda::Measure
   os << "\ntime        median " << fmt("%.3f", m.time.median_s * 1e6) << " us (min " << fmt("%.3f", m.time.min_s * 1e6)
      << ", max " << fmt("%.3f", m.time.max_s * 1e6) << ") of " << m.time.runs << " runs after " << m.time.warmup
      << " warm-up, CUDA events, " << (m.time.cold_l2 ? "L2 flushed before each" : "L2 warm") << "\n";
-  os << "throughput  " << fmt("%.1f", m.tflops()) << " TFLOP/s (4*B*H*N^2*d = " << human_count(m.matmul_flops)
-     << "FLOP over the median)\n";
+  os << "throughput  " << fmt("%.1f", m.tflops()) << " TFLOP/s (4*B*H*N^2*d" << (m.causal ? " / 2 (causal)" : "")
+     << " = " << human_count(m.matmul_flops) << "FLOP over the median)\n";
   if (m.checked)
     os << "numerics    max abs error " << fmt("%.2e", m.max_abs_error) << ", max rel error "
        << fmt("%.2e", m.max_rel_error) << " against an fp64 reference\n";
@@ -167,21 +178,43 @@ Action add_gpu(CLI::App& app) {
       ->check(CLI::Range(20, 100000));
   run->add_flag("--no-counters", args->no_counters,
                 "Skip the CUPTI counters (to run under ncu or compute-sanitizer, which cannot share them)");
+  run->add_option("--kernel", args->kernel,
+                  "Kernel version: auto (default: the version of --algo), 1 naive, 2 flash2-fp32, 3 flash1-fp32, "
+                  "4 flash2-mma, 5 naive-cublas (or cublas; with --algo naive)");
   run->footer(
       "The simulated device (for naive's softmax tiling and the default tiles) is the built-in profile of\n"
       "this GPU when --device is not given. --l2 cold (default) flushes L2 before every timed run and every\n"
-      "counter pass; --l2 warm runs the launch once first. Times come from separate, unprofiled runs.");
+      "counter pass; --l2 warm runs the launch once first. Times come from separate, unprofiled runs.\n"
+      "--causal: every version runs it (query i sees keys j <= i); TFLOP/s then count half the FLOPs.\n"
+      "--kernel 5 (naive-cublas, with --algo naive) is standard attention by cuBLAS, as PyTorch's eager code\n"
+      "runs it; its HBM bytes are a closed form (each tensor once per step), not counted.");
 
   Action calibrate = add_gpu_calibrate(*gpu);
 
   return [args, gpu, calibrate]() -> int {
     if (gpu->got_subcommand("calibrate")) return calibrate();
+#if FASIM_HAVE_CUDA
+    // Bad input first, before asking for a GPU: the version, the variant flags.
+    std::optional<cuda::KernelVersion> version;
+    if (args->kernel != "auto") {
+      version = cuda::parse_version(args->kernel);
+      if (!version)
+        throw UserError("unknown kernel '" + args->kernel +
+                        "'; use --kernel auto, 1 to 5, or a name: naive, flash2-fp32, flash1-fp32, flash2-mma, "
+                        "naive-cublas");
+    }
+    const RunConfig pre = resolve(args->flags);
+    if (auto why = cuda::unsupported_variant(pre.workload)) throw UserError(*why);
+    if (version && cuda::algo_of(*version) != pre.mapping.algo)  // says which --algo the version runs
+      throw UserError(cuda::unsupported(*version, pre.workload, pre.mapping, true).value_or("kernel/algo mismatch"));
+#endif
     require_gpu();
 #if FASIM_HAVE_CUDA
     std::string note;
     const RunConfig c = resolve_for_gpu(args->flags, note);
     validate(c.workload, c.mapping, c.device);
     cuda::MeasureOptions options;
+    options.version = version;
     options.timed_runs = args->runs;
     options.check = c.options.numerics;
     options.counters = !args->no_counters;
@@ -189,7 +222,8 @@ Action add_gpu(CLI::App& app) {
     if (args->json) {
       nlohmann::json j = cuda::to_json(m);
       j["workload"] = {{"batch", c.workload.batch}, {"heads", c.workload.heads}, {"N", c.workload.N},
-                       {"d", c.workload.d}, {"dtype", std::string(name(c.workload.dtype))}};
+                       {"d", c.workload.d}, {"dtype", std::string(name(c.workload.dtype))},
+                       {"causal", c.workload.causal}};
       j["mapping"] = {{"algo", std::string(name(c.mapping.algo))}, {"br", c.mapping.br}, {"bc", c.mapping.bc}};
       j["device"] = c.device.name;
       std::cout << j.dump(2) << "\n";

@@ -1,64 +1,84 @@
 // `fasim compare --recorded FILE.csv`: predict every point of a recorded GPU
 // run again with the current simulator (no GPU needed) and show, per metric,
-// how many points meet the bar and the mean and largest error. `--misses OUT`
-// writes the points outside their bars: the list CI's ratchet test holds the
-// model to (tests/test_recorded_runs.cpp).
+// how many points meet the bar and the mean and largest error; filters
+// (--algo flash2 --N 4096 ...) narrow it to some points, and one point shows
+// its predicted and measured values. `--misses OUT` writes the points outside
+// their bars: the list CI's ratchet test holds the model to
+// (tests/test_recorded_runs.cpp).
 #include "compare_recorded.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
 #include "fasim/error.hpp"
 #include "fasim/fidelity.hpp"
+#include "fasim/format.hpp"
 
 namespace fasim::cli {
 
-std::string recorded_device_path(const std::string& csv) {
-  const std::string suffix = "-sweep.csv";
-  if (csv.size() > suffix.size() && csv.compare(csv.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    const std::string toml = csv.substr(0, csv.size() - suffix.size()) + "-measured.toml";
-    if (std::filesystem::exists(toml)) return toml;
-  }
-  return "";
-}
-
-int compare_recorded(const std::string& csv, const std::string& device_flag, const std::string& misses_out) {
-  const std::vector<RecordedPoint> points = read_recorded_csv(csv);
-  const std::string device_name = device_flag.empty() ? recorded_device_path(csv) : device_flag;
+int compare_recorded(const RecordedSelection& sel, const std::string& misses_out, bool json) {
+  const std::vector<RecordedPoint> points = read_recorded_csv(sel.csv);
+  const std::string device_name = sel.device.empty() ? recorded_device_path(sel.csv) : sel.device;
   if (device_name.empty())
-    throw UserError("no device profile for '" + csv + "': name one with --device (a NAME-sweep.csv finds "
+    throw UserError("no device profile for '" + sel.csv + "'; name one with --device (a NAME-sweep.csv finds "
                     "NAME-measured.toml beside it)");
   const DeviceSpec device = load_device(device_name);
-  const std::vector<Reprediction> reps = repredict(points, device);
+  const std::vector<RecordedPoint> kept = select_recorded(points, sel.filters);  // predict only these
+  const std::vector<Reprediction> reps = repredict(kept, device);
   const std::vector<Miss> misses = find_misses(reps);
+  const nlohmann::json fit = recorded_fit_json(reps, device, sel);
 
-  std::cout << "recorded  " << csv << " (" << points.size() << " points, " << points.front().device << ", driver "
-            << points.front().driver << ", " << points.front().date << ")\n"
-            << "predicted fasim on " << device.name << " (" << device_name << "), counting only\n\n";
-  std::printf("  %-18s %6s %9s %10s %10s %8s\n", "metric", "points", "in bar", "mean |err|", "max |err|", "bar");
-  for (std::size_t i = 0; i < kMetricCount; ++i) {
-    const auto m = static_cast<Metric>(i);
-    int n = 0, in_bar = 0;
-    double worst = 0;
-    for (const Reprediction& r : reps)
-      if (const auto measured = r.point->measured[i]) {
-        ++n;
-        const double e = error_pct(r.predicted[i], *measured);
-        worst = std::max(worst, std::abs(e));
-        if (bar_pct(m) == 0 ? r.predicted[i] == *measured : std::abs(e) <= bar_pct(m)) ++in_bar;
+  if (json) {
+    std::cout << fit.dump(2) << "\n";
+  } else {
+    std::string which = std::to_string(points.size()) + " points";
+    if (!sel.filters.empty()) {
+      which = std::to_string(reps.size()) + " of " + which + ":";
+      for (const auto& [flag, value] : sel.filters) which += " " + flag + " " + value;
+    }
+    std::cout << "recorded  " << sel.csv << " (" << which << ", " << points.front().device << ", driver "
+              << points.front().driver << ", " << points.front().date << ")\n"
+              << "predicted fasim on " << device.name << " (" << device_name << "), counting only\n\n";
+    if (reps.size() == 1) {
+      std::cout << "  " << fit["point"].get<std::string>() << ", predicted " << fit["bound"].get<std::string>()
+                << "-bound\n\n";
+      std::printf("  %-28s %18s %18s %10s\n", "quantity", "predicted", "measured", "error");
+      for (std::size_t i = 0; i < kMetricCount; ++i) {
+        const auto m = static_cast<Metric>(i);
+        auto shown = [&](double v) {
+          if (m != Metric::time_s) return with_commas(static_cast<std::int64_t>(std::llround(v)));
+          char buf[32];
+          std::snprintf(buf, sizeof buf, "%.3f us", v * 1e6);
+          return std::string(buf);
+        };
+        const double p = reps[0].predicted[i];
+        const auto measured = reps[0].point->measured[i];
+        char err[32] = "n/a";
+        if (measured && p == *measured)
+          std::snprintf(err, sizeof err, "exact");
+        else if (measured)
+          std::snprintf(err, sizeof err, "%+.1f%%", error_pct(p, *measured));
+        std::printf("  %-28s %18s %18s %10s\n", metric_label(m), shown(p).c_str(),
+                    measured ? shown(*measured).c_str() : "n/a", err);
       }
-    char bar[16];
-    std::snprintf(bar, sizeof bar, bar_pct(m) == 0 ? "exact" : "%.0f%%", bar_pct(m));
-    std::printf("  %-18s %6d %9d %9.1f%% %9.1f%% %8s\n", name(m), n, in_bar, mean_abs_error_pct(reps, m), worst, bar);
+    } else {
+      std::printf("  %-18s %6s %9s %10s %10s %8s\n", "metric", "points", "in bar", "mean |err|", "max |err|", "bar");
+      for (std::size_t i = 0; i < kMetricCount; ++i) {
+        const auto m = static_cast<Metric>(i);
+        const MetricFit f = fit_of(reps, m);
+        char bar[16];
+        std::snprintf(bar, sizeof bar, bar_pct(m) == 0 ? "exact" : "%.0f%%", bar_pct(m));
+        std::printf("  %-18s %6d %9d %9.1f%% %9.1f%% %8s\n", name(m), f.points, f.in_bar, f.mean_abs_error_pct,
+                    f.max_abs_error_pct, bar);
+      }
+    }
+    std::cout << "\n  error = (predicted - measured) / measured; " << misses.size()
+              << " (point, metric) pairs are outside their bars.\n";
   }
-  std::cout << "\n  error = (predicted - measured) / measured; " << misses.size()
-            << " (point, metric) pairs are outside their bars.\n";
   if (!misses_out.empty()) {
     write_misses(misses_out, misses);
-    std::cout << "  wrote them to " << misses_out << "\n";
+    if (!json) std::cout << "  wrote them to " << misses_out << "\n";
   }
   return 0;
 }

@@ -3,13 +3,15 @@
 
 #include <string>
 
+#include "fasim/recorded_fit.hpp"
+
 namespace fasim::cli {
 
-/// @brief NAME-measured.toml beside NAME-sweep.csv if it exists, else "".
-std::string recorded_device_path(const std::string& csv);
-
-/// @brief Prints the fit of the current model to a recorded run; writes the
-/// misses to misses_out unless it is empty. Returns the exit code (0).
-int compare_recorded(const std::string& csv, const std::string& device, const std::string& misses_out);
+/// @brief Prints the fit of the current model to the recorded points `sel`
+/// picks: per metric, points within the bar and the mean and largest error;
+/// for one point, its predicted and measured values. With `json`, the JSON of
+/// recorded_fit.hpp instead. Writes the misses to misses_out unless it is
+/// empty. Returns the exit code (0).
+int compare_recorded(const RecordedSelection& sel, const std::string& misses_out, bool json);
 
 }  // namespace fasim::cli

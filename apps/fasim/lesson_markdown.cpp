@@ -23,6 +23,15 @@ std::string scenario_markdown(const LessonScenario& sc, int number, LessonNumber
   return out;
 }
 
+std::string recorded_markdown(const LessonRecorded& rec, LessonNumbers& numbers) {
+  const nlohmann::json& fit = numbers.recorded_report(rec);
+  std::string out = "**Recorded run** (`" + rec.name + "`):\n\n```sh\n" +
+                    recorded_command(rec, numbers.recorded_selection(rec)) + "\n```\n\n> " + recorded_summary(fit) +
+                    ".\n";
+  if (const std::string table = recorded_table(fit); !table.empty()) out += "\n" + table + "\n";
+  return out;
+}
+
 std::string exercise_markdown(const LessonExercise& ex, int number, LessonNumbers& numbers) {
   std::string out = "**Exercise " + std::to_string(number) + ".** " + numbers.expand(ex.question, ex.question_line);
   if (!ex.unit.empty()) out += " (answer in " + ex.unit + ")";
@@ -44,6 +53,8 @@ std::string lesson_markdown(const Lesson& lesson, ScenarioReports& reports, cons
     for (const LessonBlock& b : list) {
       if (b.kind == LessonBlockKind::scenario)
         out += scenario_markdown(lesson.scenarios[static_cast<std::size_t>(b.index)], ++scenario, numbers, lesson.number);
+      else if (b.kind == LessonBlockKind::recorded)
+        out += recorded_markdown(lesson.recorded[static_cast<std::size_t>(b.index)], numbers);
       else if (b.kind == LessonBlockKind::exercise)
         out += exercise_markdown(lesson.exercises[static_cast<std::size_t>(b.index)], ++exercise, numbers);
       else

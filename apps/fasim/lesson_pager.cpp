@@ -112,6 +112,10 @@ std::vector<LessonPart> build_parts(const Lesson& L, ScenarioReports& reports, c
         const LessonScenario& sc = L.scenarios[static_cast<std::size_t>(b.index)];
         drawn = render_scenario(sc, b.index + 1, numbers.scenario_report(sc), style);
         if (!sc.summary_only) (void)numbers.scenario_simulation(sc);  // fails now, not halfway through
+      } else if (b.kind == LessonBlockKind::recorded) {
+        const LessonRecorded& rec = L.recorded[static_cast<std::size_t>(b.index)];
+        drawn = render_recorded(rec, recorded_command(rec, numbers.recorded_selection(rec)),
+                                numbers.recorded_report(rec), style);
       } else if (b.kind == LessonBlockKind::exercise) {
         drawn = render_exercise(L.exercises[static_cast<std::size_t>(b.index)], b.index + 1, numbers, style);
       } else {

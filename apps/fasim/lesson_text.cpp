@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 #include "fasim/format.hpp"
@@ -240,6 +242,77 @@ std::string render_scenario(const LessonScenario& sc, int number, const nlohmann
   std::string out = wrap(style.code("fasim run " + sc.text), style, style.bold(head), "    ");
   out += "\n" + wrap(run_summary(report), style, "    ", "    ");
   if (!sc.summary_only) out += "\n" + style.dim("    (its steps come next)");
+  return out;
+}
+
+std::string recorded_command(const LessonRecorded& rec, const RecordedSelection& resolved) {
+  auto here = [](const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path rel = std::filesystem::proximate(path, ec);
+    return ec || rel.empty() ? path : rel.string();
+  };
+  std::string out = "fasim compare";
+  for (std::size_t i = 0; i < rec.args.size(); ++i) {
+    std::string word = rec.args[i];
+    if (i > 0 && rec.args[i - 1] == "--recorded") word = here(resolved.csv);
+    if (i > 0 && rec.args[i - 1] == "--device" && resolved.device != word) word = here(resolved.device);
+    out += " " + word;
+  }
+  return out;
+}
+
+std::string recorded_summary(const nlohmann::json& fit) {
+  const std::string where = "measured on " + fit.value("gpu", std::string("?")) + " (driver " +
+                            fit.value("driver", std::string("?")) + ", " + fit.value("date", std::string("?")) +
+                            "), predicted again now on " + fit.value("device", std::string("?"));
+  if (fit.contains("point"))
+    return fit["point"].get<std::string>() + ": " + where + ", " + fit.value("bound", std::string("?")) + "-bound";
+  return with_commas(fit.value("points", std::int64_t{0})) + " points " + where + "; " +
+         with_commas(fit.value("misses", std::int64_t{0})) + " (point, metric) pairs outside their bars";
+}
+
+std::string recorded_table(const nlohmann::json& fit) {
+  if (!fit.contains("point")) return "";
+  auto shown = [](const std::string& metric, double v) {
+    if (metric != "time_s") return with_commas(static_cast<std::int64_t>(std::llround(v)));
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f us", v * 1e6);
+    return std::string(buf);
+  };
+  std::string out = "| quantity | predicted | measured | error |\n|---|---:|---:|---:|";
+  for (std::size_t i = 0; i < kMetricCount; ++i) {
+    const auto m = static_cast<Metric>(i);
+    const std::string key = name(m);
+    const double p = fit["predicted"].value(key, 0.0);
+    std::string measured = "n/a", error = "n/a";
+    if (fit["measured"].contains(key)) {
+      const double v = fit["measured"][key].get<double>();
+      measured = shown(key, v);
+      const nlohmann::json& e = fit["error_pct"][key];
+      if (p == v) {
+        error = "exact";
+      } else if (e.is_number()) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%+.1f%%", e.get<double>());
+        error = buf;
+      }
+    }
+    out += "\n| " + std::string(metric_label(m)) + " | " + shown(key, p) + " | " + measured + " | " + error + " |";
+  }
+  return out;
+}
+
+std::string render_recorded(const LessonRecorded& rec, const std::string& command, const nlohmann::json& fit,
+                            const TextStyle& style) {
+  const std::string head = "  recorded (" + rec.name + "): ";
+  std::string out = wrap(style.code(command), style, style.bold(head), "    ");
+  out += "\n" + wrap(recorded_summary(fit), style, "    ", "    ");
+  if (const std::string table = recorded_table(fit); !table.empty()) {
+    TextStyle narrow = style;
+    narrow.width -= 2;
+    std::string drawn = render_table(table, narrow);
+    for (const auto& line : lines_of(drawn)) out += "\n  " + line;
+  }
   return out;
 }
 

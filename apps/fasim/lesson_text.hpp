@@ -58,6 +58,22 @@ std::string render_scenario(const LessonScenario& sc, int number, const nlohmann
 /// @brief A one-line summary of a run's report ("flash2 on toy: N 16, ...").
 std::string run_summary(const nlohmann::json& report);
 
+/// @brief The command that shows a ```recorded block's numbers:
+/// "fasim compare --recorded FILE [flags]", its paths as `resolved` has them,
+/// made relative to the working directory.
+std::string recorded_command(const LessonRecorded& rec, const RecordedSelection& resolved);
+
+/// @brief A one-line summary of a recorded fit ("60 points measured on ...").
+std::string recorded_summary(const nlohmann::json& fit);
+
+/// @brief For a fit of one point, a Markdown table: quantity, predicted,
+/// measured, error. Empty for more points.
+std::string recorded_table(const nlohmann::json& fit);
+
+/// @brief A ```recorded block: its command, summary and (one point) table.
+std::string render_recorded(const LessonRecorded& rec, const std::string& command, const nlohmann::json& fit,
+                            const TextStyle& style);
+
 /// @brief An exercise's question, numbered, its numbers expanded.
 std::string render_exercise(const LessonExercise& ex, int number, LessonNumbers& numbers, const TextStyle& style);
 

@@ -418,6 +418,7 @@ void detail::run_benchmarks(Calibration& c, const CalibrateOptions& o,
   FASIM_CAL_CHECK(cudaGetDeviceProperties(&prop, device));
   FASIM_CAL_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
   c.cc_major = prop.major;
+  c.l2_partitions = prop.major >= 8 ? 2 : 1;
   c.cc_minor = prop.minor;
   c.sm_count = prop.multiProcessorCount;
   c.sram_bytes_per_sm = static_cast<std::int64_t>(prop.sharedMemPerMultiprocessor);

@@ -133,6 +133,10 @@ std::vector<Figure> figures(const Calibration& c, const DeviceSpec* s) {
       {"l2.sector_bytes", true, "L2 sector", "bytes", static_cast<double>(c.l2_sector_bytes),
        opt(s ? static_cast<double>(s->l2_sector_bytes) : 0), S::datasheet,
        "CUDA C++ Programming Guide: 32-byte sectors (not measured)"},
+      {"l2.partitions", true, "L2 partitions", "count", static_cast<double>(c.l2_partitions),
+       opt(s ? static_cast<double>(s->l2_partitions) : 0), S::datasheet,
+       "NVIDIA A100 and H100 whitepapers: from sm_80 on the L2 is two partitions, each caching data for the SMs "
+       "next to it (not measured)"},
       {"l2.bandwidth_gbps", true, "L2 bandwidth", "GB/s", c.l2_gbps, opt(s ? s->l2_bandwidth / 1e9 : 0), S::measured,
        "every SM reads a " + mib(c.l2_working_set_bytes) +
            " working set (at most L2 / 8; in L2 after the warm-up) over and over, 16-byte ld.global.cg (L1 bypassed); "

@@ -8,6 +8,13 @@
 //     O = (l e^(m - m') O + e^(m~ - m') P~ V_j) / l'; store O_i, m_i, l_i.
 // O_i lives in HBM in the storage type between key blocks, so it is rounded
 // after every key block, as the paper's kernel and the simulator do.
+// Causal: for key block j the block visits only the query blocks that see it,
+// i >= floor(j Bc / Br) (the simulator's sees(i, j)); the others are skipped
+// with no load or store. Every query block sees key block 0 (key 0), so j = 0
+// is still each one's first block: nothing is read back there. With N_kv = N
+// the last query block sees every key block, so every K_j, V_j is loaded. In
+// a tile on the diagonal, row i's keys j > i get p~ = 0; a row that sees no
+// key of the tile has m~ = -inf and keeps O, m, l (a = 1, c = 0).
 #include "tiles.cuh"
 
 namespace fasim::cuda::kernels {
@@ -38,7 +45,8 @@ __global__ void __launch_bounds__(kThreads) flash1_kernel(Params p) {
     load_tile(k, k_ld, static_cast<const T*>(p.k) + (head + c0) * d, d, cols, d, p.counters, kK);
     load_tile(v, d, static_cast<const T*>(p.v) + (head + c0) * d, d, cols, d, p.counters, kV);
 
-    for (int r0 = 0; r0 < n; r0 += br) {
+    // Causal: the first query block with a row i >= c0 (query blocks before it see no key here).
+    for (int r0 = p.causal ? c0 / br * br : 0; r0 < n; r0 += br) {
       const int rows = min(br, n - r0);
       __syncthreads();  // every thread is done with the previous Q_i, P~, m_i, l_i
       load_tile(q, d, static_cast<const T*>(p.q) + (head + r0) * d, d, rows, d, p.counters, kQ);
@@ -55,17 +63,23 @@ __global__ void __launch_bounds__(kThreads) flash1_kernel(Params p) {
       scores(s, bc, q, k, k_ld, rows, cols, d, p.scale);  // (rows, cols)
       __syncthreads();
       for (int r = warp; r < rows; r += warps) {  // one warp per row
+        // Columns x < seen are this row's keys; causal hides c0 + x > r0 + r.
+        const int seen = p.causal ? max(0, min(cols, r0 + r - c0 + 1)) : cols;
         float mt = -INFINITY, lt = 0;
-        for (int x = lane; x < cols; x += 32) mt = fmaxf(mt, s[r * bc + x]);
+        for (int x = lane; x < seen; x += 32) mt = fmaxf(mt, s[r * bc + x]);
         mt = warp_max(mt);
         for (int x = lane; x < cols; x += 32) {
-          const float e = expf(s[r * bc + x] - mt);
+          const float e = x < seen ? expf(s[r * bc + x] - mt) : 0.0f;
           lt += e;
           s[r * bc + x] = round_to<T>(e);
         }
         lt = warp_sum(lt);
         if (lane == 0) {
           const float m_new = fmaxf(m[r], mt);
+          if (m_new == -INFINITY) {  // no key seen yet (cannot happen with N_kv = N): keep the state
+            a[r] = 1, c[r] = 0;
+            continue;
+          }
           const float e_old = expf(m[r] - m_new), e_new = expf(mt - m_new);
           const float l_new = e_old * l[r] + e_new * lt;
           a[r] = l[r] * e_old / l_new, c[r] = e_new / l_new;

@@ -6,6 +6,11 @@
 //   at the end O /= l once and L = m + log l; store O_i and L_i.
 // P is rounded to the storage type before P V, as the simulator does (tensor
 // cores take P in the storage type). Any Br, Bc, d with Br * d <= 16384.
+// Causal: the block visits key blocks j = 0 .. (r0 + rows - 1) / Bc only, the
+// tiles its rows see (the simulator's key_tiles); the tiles after them are
+// never loaded or counted. In a tile on the diagonal, row i's keys j > i get
+// p = 0 (score -inf). Key 0 is in every row's first tile, so the running max
+// is finite from the first tile on and exp(-inf - m) = 0 never sees -inf - -inf.
 #include "tiles.cuh"
 
 namespace fasim::cuda::kernels {
@@ -33,7 +38,8 @@ __global__ void __launch_bounds__(kThreads) flash2_kernel(Params p) {
   o.zero();
   load_tile(q, d, static_cast<const T*>(p.q) + (head + r0) * d, d, rows, d, p.counters, kQ);
 
-  for (int c0 = 0; c0 < n; c0 += bc) {
+  const int c_end = p.causal ? r0 + rows : n;  // causal: the last key the last row sees, + 1
+  for (int c0 = 0; c0 < c_end; c0 += bc) {
     const int cols = min(bc, n - c0);
     __syncthreads();  // every thread is done with the previous K_j, V_j, P
     load_tile(k, k_ld, static_cast<const T*>(p.k) + (head + c0) * d, d, cols, d, p.counters, kK);
@@ -42,11 +48,13 @@ __global__ void __launch_bounds__(kThreads) flash2_kernel(Params p) {
     scores(s, bc, q, k, k_ld, rows, cols, d, p.scale);  // (rows, cols)
     __syncthreads();
     for (int r = warp; r < rows; r += warps) {  // online softmax, one warp per row
+      // Columns c < seen are this row's keys; causal hides c0 + c > r0 + r.
+      const int seen = p.causal ? max(0, min(cols, r0 + r - c0 + 1)) : cols;
       float mx = -INFINITY, sum = 0;
-      for (int c = lane; c < cols; c += 32) mx = fmaxf(mx, s[r * bc + c]);
+      for (int c = lane; c < seen; c += 32) mx = fmaxf(mx, s[r * bc + c]);
       const float m_new = fmaxf(warp_max(mx), m[r]);
       for (int c = lane; c < cols; c += 32) {
-        const float e = expf(s[r * bc + c] - m_new);
+        const float e = c < seen ? expf(s[r * bc + c] - m_new) : 0.0f;
         sum += e;
         s[r * bc + c] = round_to<T>(e);
       }

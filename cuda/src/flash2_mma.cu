@@ -13,6 +13,12 @@
 //   - O leaves through shared memory in 16-byte stores, whole sectors at a time;
 //   - the ragged last tile copies only its real rows; the rest of the tile is
 //     zeroed in shared memory (no HBM traffic) and masked to -inf in S.
+// Causal, as version 2: the block visits key blocks j <= (r0 + rows - 1) / Bc
+// only (no copy, no count for the rest) and masks keys j > i to -inf in the
+// diagonal tiles, with the same compare that masks the ragged tile. Blocks run
+// heaviest first (the last query block, which sees the most key blocks, gets
+// the lowest block index), so the short blocks fill the tail of the grid; this
+// changes only the order of blocks, not what any block moves.
 // Instances: Br, Bc, d in {64, 128}, storage fp16 or bf16.
 #include <type_traits>
 
@@ -94,8 +100,10 @@ __global__ void __launch_bounds__(BR * 2) flash2_mma_kernel(Params p) {
   T* sq = reinterpret_cast<T*>(raw);  // (Br, d) Q_i
   T* sk = sq + BR * LD;               // (Bc, d) K_j
   T* sv = sk + BC * LD;               // (Bc, d) V_j
-  const int n = p.n, tr = ceil_div(n, BR), tc = ceil_div(n, BC);
-  const int bh = blockIdx.x / tr, r0 = (blockIdx.x % tr) * BR, rows = min(BR, n - r0);
+  const int n = p.n, tr = ceil_div(n, BR);
+  const int bh = blockIdx.x / tr, ib = blockIdx.x % tr;
+  const int r0 = (p.causal ? tr - 1 - ib : ib) * BR, rows = min(BR, n - r0);
+  const int tc = ceil_div(p.causal ? r0 + rows : n, BC);  // key blocks this block visits
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int g = lane / 4, tig = lane % 4;  // accumulator rows g, g + 8; columns 2 tig, 2 tig + 1
   const std::size_t head = static_cast<std::size_t>(bh) * n;
@@ -144,13 +152,19 @@ __global__ void __launch_bounds__(BR * 2) flash2_mma_kernel(Params p) {
     // Online softmax on rows g (h = 0) and g + 8 (h = 1), in the log2 domain.
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
+      // Columns c < seen are this row's keys: the ragged tile ends at cols;
+      // causal hides c0 + c > row. Key 0 is in every row's first tile, so
+      // m_new is finite from the first tile on (padding rows too: they are
+      // past N and see every real key).
+      const int row = r0 + warp * 16 + g + 8 * h;
+      const int seen = p.causal ? min(cols, row - c0 + 1) : cols;
       float mx = -INFINITY;
 #pragma unroll
       for (int nt = 0; nt < BC / 8; ++nt)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           float& x = s[nt][2 * h + e];
-          x = nt * 8 + tig * 2 + e < cols ? x * scale_log2 : -INFINITY;  // mask the ragged tile
+          x = nt * 8 + tig * 2 + e < seen ? x * scale_log2 : -INFINITY;  // mask
           mx = fmaxf(mx, x);
         }
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));

@@ -81,6 +81,12 @@ L2Flusher::L2Flusher(int factor) {
     cudaFree(scratch_);
     throw std::runtime_error("CUDA error in cudaMalloc: cannot allocate the L2 flush's sink");
   }
+  // Written once here, so that flush() only ever reads defined, clean data.
+  if (cudaMemset(scratch_, 0x5A, bytes_) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess) {
+    cudaFree(scratch_);
+    cudaFree(sink_);
+    throw std::runtime_error("CUDA error in cudaMemset: cannot fill the L2 flush's scratch buffer");
+  }
 }
 
 L2Flusher::~L2Flusher() {
@@ -89,11 +95,14 @@ L2Flusher::~L2Flusher() {
 }
 
 void L2Flusher::flush() {
-  // Write: every line of earlier kernels leaves L2 (dirty ones go to DRAM now).
-  FASIM_TIMER_CHECK(cudaMemsetAsync(scratch_, 0x5A, bytes_, nullptr));
-  // Read: the dirty scratch lines go to DRAM too; L2 ends with clean lines.
+  // Reads only, twice over 2x the L2: every line of earlier kernels leaves L2
+  // (dirty ones go to DRAM now, outside any measured range) and L2 ends full
+  // of clean scratch lines. A write here (an earlier version memset the
+  // scratch) could leave dirty lines behind that the measured kernel would
+  // then evict, charging it DRAM writes it did not cause.
   const std::size_t words = bytes_ / 16;
-  read_all<<<grid_for(words, 256), 256>>>(static_cast<const uint4*>(scratch_), words, 0x9E3779B97F4A7C15ull, sink_);
+  for (int pass = 0; pass < 2; ++pass)
+    read_all<<<grid_for(words, 256), 256>>>(static_cast<const uint4*>(scratch_), words, 0x9E3779B97F4A7C15ull, sink_);
   FASIM_TIMER_CHECK(cudaGetLastError());
   FASIM_TIMER_CHECK(cudaDeviceSynchronize());
 }

@@ -15,17 +15,31 @@
 //                             (m16n8k16, fp32 accumulation) and cp.async tile
 //                             copies; Br, Bc, d in {64, 128}. Same tile loads
 //                             and stores as version 2, so the same byte counts.
+//   version 5  naive_cublas.cu  standard attention as PyTorch's eager code runs
+//                             it: S = scale Q K^T and O = P V by cuBLAS
+//                             (batched GEMMs, fp32 accumulation), a softmax
+//                             kernel between; S and P through HBM. Counts no
+//                             bytes itself (cuBLAS cannot): the runner reports
+//                             closed-form counts for it, marked as such.
+//
+// Causal (Params::causal; query i sees keys j <= i, N_kv = N): versions 2-4
+// skip every key tile above the diagonal (nothing loaded, nothing counted) and
+// mask the diagonal tiles to -inf, visiting exactly the tiles the simulator's
+// key_tiles() gives (sim/src/algorithms/key_tiles.hpp); versions 1 and 5
+// compute all of S and mask in the softmax, as the simulator's naive does.
 //
 // Versions 1-3 are teaching kernels (one fp32 multiply-add per shared-memory
-// read); version 4 is the one to time. Every kernel can count its own HBM tile
-// traffic: with counters != nullptr, thread 0 of a block adds rows * cols *
-// element bytes once per tile it loads or stores (the simulator's Block::load
-// and Block::store), so the counts equal the simulator's Ledger exactly.
+// read); version 4 is the one to time, version 5 the baseline to time it
+// against. Versions 1-4 can count their own HBM tile traffic: with counters !=
+// nullptr, thread 0 of a block adds rows * cols * element bytes once per tile
+// it loads or stores (the simulator's Block::load and Block::store), so the
+// counts equal the simulator's Ledger exactly.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <string>
 
 namespace fasim::cuda::kernels {
 
@@ -51,6 +65,7 @@ struct Params {
   float scale = 0;  ///< 1 / sqrt(d)
   int storage = kFp32;
   bool rows_fit = true;  ///< naive softmax: one pass (Br full rows of S in shared memory)
+  bool causal = false;   ///< query i sees keys j <= i (N_kv = N)
   const void* q = nullptr;
   const void* k = nullptr;
   const void* v = nullptr;
@@ -84,6 +99,22 @@ std::size_t shared_bytes_flash2_mma(const Params& p);
 
 /// @brief True if version 4 has an instance for these tiles and storage type.
 bool flash2_mma_supports(const Params& p);
+
+// Version 5 needs a cuBLAS handle, made once per DeviceRun (cublasCreate takes
+// milliseconds: never inside a timed launch). Blas is opaque here so that this
+// header needs no cuBLAS.
+struct Blas;
+/// @brief Empty if this build has cuBLAS, else why not (one line).
+std::string cublas_unavailable();
+/// @brief Makes the handle; nullptr and `error` set (one line) if it fails.
+Blas* blas_create(std::string& error);
+/// @brief Frees the handle (nullptr: nothing).
+void blas_destroy(Blas* blas);
+/// @brief Enqueues GEMM, softmax, GEMM on `stream`; empty on success, else the
+/// failing call and its cuBLAS or CUDA error. Ignores p.counters.
+std::string launch_naive_cublas(const Params& p, Blas* blas, cudaStream_t stream);
+/// @brief Dynamic shared memory of version 5's softmax kernel: one row of S.
+std::size_t shared_bytes_naive_cublas(const Params& p);
 
 /// @brief Loads one kernel's attributes: fails with cudaErrorNoKernelImageForDevice
 /// (or similar) when the binary has no code for the GPU's architecture.

@@ -11,6 +11,9 @@
 //             O_i += P_ij V_j; store O_i.
 // Arithmetic is fp32; tiles are widened to fp32 in shared memory, except the
 // softmax rows, which stay in the storage type as the simulator sizes them.
+// Causal: as the simulator's naive (and PyTorch's eager code, which adds the
+// mask to S), kernels 1 and 3 compute every tile; kernel 2 hides keys j > i
+// (p = 0), so a causal run moves exactly the bytes of a plain one.
 #include "tiles.cuh"
 
 namespace fasim::cuda::kernels {
@@ -26,6 +29,9 @@ __device__ Block query_block(const Params& p) {
   const int i = blockIdx.x % tr;
   return {static_cast<int>(blockIdx.x / tr), i * p.br, min(p.br, p.n - i * p.br)};
 }
+
+/// Keys query row `row` sees: keys 0 .. keys_seen - 1.
+__device__ int keys_seen(const Params& p, int row) { return p.causal ? min(p.n, row + 1) : p.n; }
 
 template <class T>
 __global__ void __launch_bounds__(kThreads) scores_kernel(Params p) {
@@ -54,17 +60,18 @@ __global__ void __launch_bounds__(kThreads) scores_kernel(Params p) {
   }
 }
 
-// P = exp(s - m) / l for one (rows, cols) chunk held in shared memory, to HBM.
+// P = exp(s - m) / l for one (rows, cols) chunk held in shared memory, to HBM;
+// 0 for the keys a row does not see.
 template <class T>
-__device__ void store_probabilities(T* P, int n, int r0, int c0, const T* s, int s_ld, int rows,
-                                    int cols, const float* m, const float* l,
-                                    unsigned long long* counters) {
+__device__ void store_probabilities(const Params& p, T* P, int r0, int c0, const T* s, int s_ld, int rows,
+                                    int cols, const float* m, const float* l) {
+  const int n = p.n;
   for (int idx = threadIdx.x; idx < rows * cols; idx += blockDim.x) {
     const int r = idx / cols, c = idx % cols;
-    const float x = expf(to_float<T>(s[r * s_ld + c]) - m[r]) / l[r];
+    const float x = c0 + c < keys_seen(p, r0 + r) ? expf(to_float<T>(s[r * s_ld + c]) - m[r]) / l[r] : 0.0f;
     P[static_cast<std::size_t>(r0 + r) * n + c0 + c] = from_float<T>(x);
   }
-  tally(counters, kP, kWrite, rows, cols, sizeof(T));
+  tally(p.counters, kP, kWrite, rows, cols, sizeof(T));
 }
 
 template <class T>
@@ -85,16 +92,17 @@ __global__ void __launch_bounds__(kThreads) softmax_kernel(Params p) {
                     min(p.bc, n - c0), p.counters, kS);
     __syncthreads();
     for (int r = warp; r < rows; r += warps) {  // one warp per row: max, then sum
+      const int seen = keys_seen(p, r0 + r);
       float mx = -INFINITY, sum = 0;
-      for (int c = lane; c < n; c += 32) mx = fmaxf(mx, to_float<T>(s[r * n + c]));
+      for (int c = lane; c < seen; c += 32) mx = fmaxf(mx, to_float<T>(s[r * n + c]));
       mx = warp_max(mx);
-      for (int c = lane; c < n; c += 32) sum += expf(to_float<T>(s[r * n + c]) - mx);
+      for (int c = lane; c < seen; c += 32) sum += expf(to_float<T>(s[r * n + c]) - mx);
       sum = warp_sum(sum);
       if (lane == 0) m[r] = mx, l[r] = sum;
     }
     __syncthreads();
     for (int c0 = 0; c0 < n; c0 += p.bc)
-      store_probabilities(P, n, r0, c0, s + c0, n, rows, min(p.bc, n - c0), m, l, p.counters);
+      store_probabilities(p, P, r0, c0, s + c0, n, rows, min(p.bc, n - c0), m, l);
     return;
   }
 
@@ -105,10 +113,12 @@ __global__ void __launch_bounds__(kThreads) softmax_kernel(Params p) {
     load_tile_raw(s, p.bc, S + static_cast<std::size_t>(r0) * n + c0, n, rows, cols, p.counters, kS);
     __syncthreads();
     for (int r = warp; r < rows; r += warps) {
+      // Columns c < seen are this row's keys; the first chunk holds key 0, so m is finite after it.
+      const int seen = max(0, min(cols, keys_seen(p, r0 + r) - c0));
       float mx = -INFINITY, sum = 0;
-      for (int c = lane; c < cols; c += 32) mx = fmaxf(mx, to_float<T>(s[r * p.bc + c]));
+      for (int c = lane; c < seen; c += 32) mx = fmaxf(mx, to_float<T>(s[r * p.bc + c]));
       mx = fmaxf(warp_max(mx), m[r]);  // m' = max(m, rowmax S_ij)
-      for (int c = lane; c < cols; c += 32) sum += expf(to_float<T>(s[r * p.bc + c]) - mx);
+      for (int c = lane; c < seen; c += 32) sum += expf(to_float<T>(s[r * p.bc + c]) - mx);
       sum = warp_sum(sum);
       if (lane == 0) l[r] = l[r] * expf(m[r] - mx) + sum, m[r] = mx;  // l' = e^(m - m') l + rowsum
     }
@@ -118,7 +128,7 @@ __global__ void __launch_bounds__(kThreads) softmax_kernel(Params p) {
     __syncthreads();
     load_tile_raw(s, p.bc, S + static_cast<std::size_t>(r0) * n + c0, n, rows, cols, p.counters, kS);
     __syncthreads();
-    store_probabilities(P, n, r0, c0, s, p.bc, rows, cols, m, l, p.counters);
+    store_probabilities(p, P, r0, c0, s, p.bc, rows, cols, m, l);
   }
 }
 

@@ -46,6 +46,7 @@ k::Params params(const Workload& w, const Mapping& m, bool rows_fit) {
   p.scale = static_cast<float>(w.scale());
   p.storage = static_cast<int>(w.dtype);
   p.rows_fit = rows_fit;
+  p.causal = w.causal;
   return p;
 }
 
@@ -55,6 +56,7 @@ std::size_t shared_bytes(KernelVersion v, const k::Params& p) {
     case KernelVersion::flash2: return k::shared_bytes_flash2(p);
     case KernelVersion::flash1: return k::shared_bytes_flash1(p);
     case KernelVersion::flash2_mma: return k::shared_bytes_flash2_mma(p);
+    case KernelVersion::naive_cublas: return k::shared_bytes_naive_cublas(p);
   }
   return 0;
 }
@@ -97,13 +99,51 @@ std::string_view name(KernelVersion v) {
     case KernelVersion::flash2: return "flash2-fp32";
     case KernelVersion::flash1: return "flash1-fp32";
     case KernelVersion::flash2_mma: return "flash2-mma";
+    case KernelVersion::naive_cublas: return "naive-cublas";
   }
   return "?";
 }
 
+std::optional<KernelVersion> parse_version(std::string_view text) {
+  if (text == "cublas") return KernelVersion::naive_cublas;
+  for (KernelVersion v : kAllVersions)
+    if (text == name(v) || text == std::to_string(static_cast<int>(v))) return v;
+  return std::nullopt;
+}
+
+bool counts_own_bytes(KernelVersion v) { return v != KernelVersion::naive_cublas; }
+
+std::optional<std::string> unsupported_variant(const Workload& w) {
+  std::string drop;
+  auto add = [&](bool bad, const char* flag) {
+    if (bad) drop += (drop.empty() ? "" : ", ") + std::string(flag);
+  };
+  add(w.window > 0, "--window");
+  add(w.n_kv_heads() != w.heads, "--kv-heads");
+  add(w.n_keys() != w.N, "--N-kv");
+  add(w.page_size != 0, "--page-size");
+  if (drop.empty()) return std::nullopt;
+  return "the CUDA kernels compute plain or causal attention only (N_kv = N, no window, no GQA, no pages); "
+         "drop " + drop + " for a GPU run (--causal is fine)";
+}
+
+ByteCounts naive_cublas_hbm(const Workload& w) {
+  const std::int64_t e = w.elem_bytes(), head = w.bh() * w.N * w.d * e, scores = w.bh() * w.N * w.N * e;
+  ByteCounts c{};
+  auto at = [&](TensorId t) -> Traffic& { return c[static_cast<std::size_t>(index(t))]; };
+  at(TensorId::Q) = {head, 0};
+  at(TensorId::K) = {head, 0};
+  at(TensorId::V) = {head, 0};
+  at(TensorId::O) = {0, head};
+  at(TensorId::S) = {scores, scores};  // written by GEMM 1, read by the softmax
+  at(TensorId::P) = {scores, scores};  // written by the softmax, read by GEMM 2
+  return c;
+}
+
 Algo algo_of(KernelVersion v) {
   switch (v) {
-    case KernelVersion::naive: return Algo::naive;
+    case KernelVersion::naive:
+    case KernelVersion::naive_cublas: return Algo::naive;
     case KernelVersion::flash1: return Algo::flash1;
     case KernelVersion::flash2:
     case KernelVersion::flash2_mma: return Algo::flash2;
@@ -156,21 +196,26 @@ std::optional<std::string> unsupported(KernelVersion v, const Workload& w, const
                                        bool rows_fit) {
   const std::string who = "CUDA kernel " + std::to_string(static_cast<int>(v)) + " (" +
                           std::string(name(v)) + ")";
+  if (m.algo == Algo::decode)
+    return "no CUDA kernel runs decode (split-KV); use --algo naive, flash1 or flash2 for a GPU run";
   if (m.algo != algo_of(v))
     return who + " runs " + std::string(name(algo_of(v))) + ", not " + std::string(name(m.algo)) +
-           "; pick the version of that algorithm";
-  if (!w.plain())
-    return who + " computes plain attention only; drop --causal, --window, --kv-heads, --N-kv and "
-                 "--page-size for a GPU run";
+           "; pass --algo " + std::string(name(algo_of(v))) + " or pick a version of " + std::string(name(m.algo));
+  if (auto why = unsupported_variant(w)) return who + ": " + *why;
   if (w.bh() * w.N * std::max<std::int64_t>(w.N, w.d) >= (std::int64_t{1} << 40) ||
-      w.bh() * (w.N / m.br + 1) >= (std::int64_t{1} << 31))
+      w.bh() * (w.N / m.br + 1) >= (std::int64_t{1} << 31) ||
+      (v == KernelVersion::naive_cublas && w.bh() * w.N >= (std::int64_t{1} << 31)))
     return who + ": the shape is too large for one GPU run; use smaller --N, --batch or --heads";
+  if (v == KernelVersion::naive_cublas) {
+    if (const std::string why = k::cublas_unavailable(); !why.empty()) return who + ": " + why;
+  }
   const k::Params p = params(w, m, rows_fit);
   if (v == KernelVersion::flash2_mma && !k::flash2_mma_supports(p))
     return who + " runs fp16/bf16 with Br, Bc, d in {64, 128}; got " + std::string(name(w.dtype)) +
            ", Br=" + to_s(m.br) + ", Bc=" + to_s(m.bc) + ", d=" + to_s(w.d) +
            "; use those tiles or kernel 2 (flash2-fp32)";
-  if (v != KernelVersion::flash2_mma && m.br * w.d > k::kThreads * k::kOutPerThread)
+  const bool fp32_tiles = v == KernelVersion::naive || v == KernelVersion::flash2 || v == KernelVersion::flash1;
+  if (fp32_tiles && m.br * w.d > k::kThreads * k::kOutPerThread)
     return who + " keeps the (Br, d) output tile in registers: Br*d must be <= " +
            to_s(k::kThreads * k::kOutPerThread) + ", got Br=" + to_s(m.br) + ", d=" + to_s(w.d) +
            "; use a smaller --br";
@@ -181,7 +226,9 @@ std::optional<std::string> unsupported(KernelVersion v, const Workload& w, const
   if (need > prop.sharedMemPerBlockOptin)
     return who + " needs " + to_s(static_cast<std::int64_t>(need)) + " B of shared memory per block; " +
            prop.name + " gives " + to_s(static_cast<std::int64_t>(prop.sharedMemPerBlockOptin)) +
-           (v == KernelVersion::naive && rows_fit
+           (v == KernelVersion::naive_cublas
+                ? " B for one row of S; use a smaller --N"
+                : v == KernelVersion::naive && rows_fit
                 ? " B; the simulated device's SRAM is larger than this GPU's: simulate this GPU"
                 : " B; use smaller --br or --bc");
   return std::nullopt;
@@ -202,6 +249,7 @@ struct DeviceRun::Buffers {
   Workload w;
   KernelVersion version;
   k::Params p;
+  k::Blas* blas = nullptr;  ///< version 5's cuBLAS handle
   std::vector<void*> owned;
   std::vector<std::pair<void*, std::size_t>> poisoned;
 
@@ -213,6 +261,7 @@ struct DeviceRun::Buffers {
     return ptr;
   }
   ~Buffers() {
+    k::blas_destroy(blas);
     for (void* ptr : owned) cudaFree(ptr);
   }
 };
@@ -253,6 +302,11 @@ DeviceRun::DeviceRun(const Workload& w, const Mapping& m, const RunOptions& opti
   p.counters = static_cast<unsigned long long*>(
       b_->alloc(k::kCounterSlots * sizeof(unsigned long long), false));
   reset_counters();
+  if (options.version == KernelVersion::naive_cublas) {
+    std::string why;
+    b_->blas = k::blas_create(why);
+    if (b_->blas == nullptr) throw CudaError("cuBLAS: " + why);
+  }
 }
 
 DeviceRun::~DeviceRun() = default;
@@ -284,6 +338,10 @@ void DeviceRun::launch(bool count) {
     case KernelVersion::flash2: FASIM_CUDA_CHECK(k::launch_flash2(p, nullptr)); break;
     case KernelVersion::flash1: FASIM_CUDA_CHECK(k::launch_flash1(p, nullptr)); break;
     case KernelVersion::flash2_mma: FASIM_CUDA_CHECK(k::launch_flash2_mma(p, nullptr)); break;
+    case KernelVersion::naive_cublas:
+      if (const std::string e = k::launch_naive_cublas(p, b_->blas, nullptr); !e.empty())
+        throw CudaError("CUDA error in version 5 (naive-cublas), " + e);
+      break;
   }
 }
 
@@ -305,6 +363,10 @@ RunResult DeviceRun::read() {
   for (int t = 0; t < kTensorCount; ++t)
     r.hbm[static_cast<std::size_t>(t)] = {static_cast<std::int64_t>(c[2 * t + k::kRead]),
                                           static_cast<std::int64_t>(c[2 * t + k::kWrite])};
+  if (!counts_own_bytes(b_->version)) {
+    r.hbm = naive_cublas_hbm(w);
+    r.hbm_counted = false;
+  }
   return r;
 }
 

@@ -4,36 +4,18 @@
 
 namespace fasim {
 
-Step Block::make(StepKind kind, std::string_view what, TensorId t, std::int64_t rows,
-                 std::int64_t cols) const {
-  Step s;
-  s.kind = kind;
-  s.what = what;
-  s.kernel = kernel_;
-  s.block = block_;
-  s.bh = bh_;
-  s.qb = qb_;
-  s.kb = kb_;
-  s.tensor = t;
-  s.rows = rows;
-  s.cols = cols;
-  s.sram_bytes = chip_.in_use(Placement::shared);
-  s.register_bytes = chip_.in_use(Placement::registers);
-  return s;
-}
-
-Step Block::load(Tile& dst, TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
-                 std::int64_t cols, std::int64_t dst_col0) {
+Step& Block::load(Tile& dst, TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+                  std::int64_t cols, std::int64_t dst_col0) {
   return load_from(dst, t, bh_, row0, rows, col0, cols, 0, dst_col0);
 }
 
-Step Block::store(TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
-                  std::int64_t cols, const Tile& src, std::int64_t src_col0) {
+Step& Block::store(TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+                   std::int64_t cols, const Tile& src, std::int64_t src_col0) {
   return store_to(t, bh_, row0, rows, col0, cols, src, 0, src_col0);
 }
 
-Step Block::load_from(Tile& dst, TensorId t, std::int64_t head, std::int64_t row0, std::int64_t rows,
-                      std::int64_t col0, std::int64_t cols, std::int64_t dst_row0, std::int64_t dst_col0) {
+Step& Block::load_from(Tile& dst, TensorId t, std::int64_t head, std::int64_t row0, std::int64_t rows,
+                       std::int64_t col0, std::int64_t cols, std::int64_t dst_row0, std::int64_t dst_col0) {
   const HbmTensor& src = hbm_.at(t);
   if (numerics_) {
     for (std::int64_t r = 0; r < rows; ++r) {
@@ -41,7 +23,7 @@ Step Block::load_from(Tile& dst, TensorId t, std::int64_t head, std::int64_t row
       for (std::int64_t c = 0; c < cols; ++c) dst.data(dst_row0 + r, dst_col0 + c) = from[c];
     }
   }
-  Step s = make(StepKind::load, "load", t, rows, cols);
+  Step& s = make(StepKind::load, "load", t, rows, cols);
   s.bh = head;
   s.row0 = row0;
   s.col0 = col0;
@@ -49,8 +31,8 @@ Step Block::load_from(Tile& dst, TensorId t, std::int64_t head, std::int64_t row
   return s;
 }
 
-Step Block::store_to(TensorId t, std::int64_t head, std::int64_t row0, std::int64_t rows, std::int64_t col0,
-                     std::int64_t cols, const Tile& src, std::int64_t src_row0, std::int64_t src_col0) {
+Step& Block::store_to(TensorId t, std::int64_t head, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+                      std::int64_t cols, const Tile& src, std::int64_t src_row0, std::int64_t src_col0) {
   HbmTensor& dst = hbm_.at(t);
   if (numerics_) {
     for (std::int64_t r = 0; r < rows; ++r) {
@@ -58,20 +40,11 @@ Step Block::store_to(TensorId t, std::int64_t head, std::int64_t row0, std::int6
       for (std::int64_t c = 0; c < cols; ++c) to[c] = round_to(dst.dtype, src.data(src_row0 + r, src_col0 + c));
     }
   }
-  Step s = make(StepKind::store, "store", t, rows, cols);
+  Step& s = make(StepKind::store, "store", t, rows, cols);
   s.bh = head;
   s.row0 = row0;
   s.col0 = col0;
   s.hbm_write_bytes = rows * cols * dst.elem_bytes();
-  return s;
-}
-
-Step Block::compute(StepKind kind, std::string_view what, TensorId produced, std::int64_t rows,
-                    std::int64_t cols, const Flops& flops) {
-  Step s = make(kind, what, produced, rows, cols);
-  s.flops_matmul = flops.matmul;
-  s.flops_other = flops.other;
-  s.exps = flops.exp;
   return s;
 }
 

@@ -28,6 +28,7 @@ struct KeySpec {
   std::string_view name;
   bool integer;           // TOML integer only; otherwise an int or a float
   std::string_view unit;  // shown in "missing key" help
+  bool optional = false;  // may be left out (read with a default)
 };
 struct TableSpec {
   std::string_view name;
@@ -47,7 +48,8 @@ const std::vector<TableSpec>& schema() {
         {"line_bytes", true, "bytes"},
         {"sector_bytes", true, "bytes"},
         {"bandwidth_gbps", false, "GB/s"},
-        {"latency_ns", false, "ns"}}},
+        {"latency_ns", false, "ns"},
+        {"partitions", true, "count", true}}},
       {"hbm", {{"bytes", true, "bytes"}, {"bandwidth_gbps", false, "GB/s"}, {"latency_ns", false, "ns"}}},
       {"rates",
        {{"matmul_tflops_fp32", false, "TFLOP/s"},
@@ -132,6 +134,13 @@ class Reader {
     return n->as_integer()->get();
   }
 
+  // An optional integer key: `fallback` when the table has no such key.
+  std::int64_t integer_or(std::string_view table, std::string_view key, std::int64_t fallback) const {
+    const auto* tbl = root_.get_as<toml::table>(table);
+    if (!tbl || !tbl->contains(key)) return fallback;
+    return integer(table, key);
+  }
+
   double number(std::string_view table, std::string_view key) const {
     const auto [k, n] = lookup(table, key);
     const auto v = n->is_number() ? n->value<double>() : std::nullopt;
@@ -199,6 +208,7 @@ DeviceSpec read_device(const Reader& r) {
   d.l2_sector_bytes = r.integer("l2", "sector_bytes");
   d.l2_bandwidth = r.number("l2", "bandwidth_gbps") * 1e9;
   d.l2_latency_s = r.number("l2", "latency_ns") * 1e-9;
+  d.l2_partitions = r.integer_or("l2", "partitions", 1);
 
   d.hbm_bytes = r.integer("hbm", "bytes");
   d.hbm_bandwidth = r.number("hbm", "bandwidth_gbps") * 1e9;
@@ -235,6 +245,14 @@ void check_consistency(const Reader& r, const DeviceSpec& d) {
   if (d.l2_bytes % d.l2_line_bytes != 0)
     r.fail(r.pos("l2", "bytes"), "[l2] bytes (" + std::to_string(d.l2_bytes) + ") must be a multiple of " +
                                      line + "; the cache is a whole number of lines");
+  if (d.l2_partitions > d.sm_count)
+    r.fail(r.pos("l2", "partitions"), "[l2] partitions (" + std::to_string(d.l2_partitions) +
+                                          ") must not exceed [compute] sm_count (" + std::to_string(d.sm_count) +
+                                          "); every partition serves at least one SM");
+  if (d.l2_bytes % (d.l2_line_bytes * d.l2_partitions) != 0)
+    r.fail(r.pos("l2", "bytes"), "[l2] bytes (" + std::to_string(d.l2_bytes) + ") must be a multiple of " + line +
+                                     " x [l2] partitions (" + std::to_string(d.l2_partitions) +
+                                     "); each partition is a whole number of lines");
 }
 
 std::string lower(std::string_view s) {

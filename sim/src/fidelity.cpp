@@ -137,11 +137,18 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
   return points;
 }
 
+ComputeModel cuda_compute_model(const Workload& w, const Mapping& m) {
+  auto in = [](std::int64_t x) { return x == 64 || x == 128; };
+  const bool mma = m.algo == Algo::flash2 && w.dtype != DType::fp32 && in(m.br) && in(m.bc) && in(w.d);
+  return mma ? ComputeModel::cuda_mma : ComputeModel::cuda_simt;
+}
+
 std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, const DeviceSpec& device) {
   std::vector<Reprediction> out;
   out.reserve(points.size());
   for (const RecordedPoint& p : points) {
-    Simulation sim(device, p.workload, p.mapping, {.numerics = false, .l2 = p.l2});
+    Simulation sim(device, p.workload, p.mapping,
+                   {.numerics = false, .l2 = p.l2, .compute = cuda_compute_model(p.workload, p.mapping)});
     sim.run();
     out.push_back({&p, predicted_metrics(sim), std::string(name(sim.time().bound))});
   }

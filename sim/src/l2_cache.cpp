@@ -5,7 +5,7 @@ namespace fasim {
 std::size_t L2Cache::KeyHash::operator()(const TileKey& k) const noexcept {
   // splitmix64-style mixing of the fields
   std::uint64_t h = static_cast<std::uint64_t>(k.tensor) + 0x9e3779b97f4a7c15ULL;
-  for (std::int64_t v : {k.bh, k.row0, k.col0, k.rows, k.cols}) {
+  for (std::int64_t v : {k.bh, k.row0, k.col0, k.rows, k.cols, std::int64_t{k.copy}}) {
     h ^= static_cast<std::uint64_t>(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
     h *= 0xbf58476d1ce4e5b9ULL;
   }
@@ -74,6 +74,16 @@ bool L2Cache::preload(const TileKey& key, std::int64_t bytes) {
   if (used_ + bytes > capacity_) return false;
   insert(key, bytes, false);
   return true;
+}
+
+void L2Cache::drop(const TileKey& key) {
+  auto it = index_.find(key);
+  if (it == index_.end()) return;
+  const Entry& e = *it->second;
+  used_ -= e.bytes;
+  if (e.dirty) dirty_ -= e.bytes;
+  lru_.erase(it->second);
+  index_.erase(it);
 }
 
 }  // namespace fasim

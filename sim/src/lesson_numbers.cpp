@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 #include "fasim/error.hpp"
 #include "fasim/format.hpp"
@@ -148,6 +149,7 @@ std::vector<std::string> LessonNumbers::scenario_args(std::string_view flags_or_
   std::string names;
   for (const auto& s : lesson_.scenarios)
     if (!s.name.empty()) names += (names.empty() ? "" : ", ") + s.name;
+  for (const auto& r : lesson_.recorded) names += (names.empty() ? "" : ", ") + r.name;
   fail(line, "no scenario named '" + text + "'; " +
                  (names.empty() ? "name one with ```fasim NAME, or give flags (--algo ...)"
                                 : "named scenarios here: " + names + ", or give flags (--algo ...)"));
@@ -161,7 +163,12 @@ nlohmann::json LessonNumbers::lookup(std::string_view ref, int line) {
   const std::string key = trim(r.substr(0, of));
   if (key.empty() || key.find(' ') != std::string::npos)
     fail(line, "'" + key + "' is not a key; keys are dotted names such as hbm.read_bytes (see fasim run --json)");
-  const std::vector<std::string> args = scenario_args(r.substr(of + 4), line);
+  const std::string source = trim(r.substr(of + 4));
+  if (const LessonRecorded* rec = lesson_.recorded_named(source))
+    return lookup_recorded(key, rec->args, "'" + rec->name + "'", line);
+  const std::vector<std::string> args = scenario_args(source, line);
+  if (std::find(args.begin(), args.end(), "--recorded") != args.end())
+    return lookup_recorded(key, args, "these flags", line);
   const nlohmann::json* report = nullptr;
   try {
     report = &reports_.get(args, needs_numerics(key));
@@ -174,6 +181,57 @@ nlohmann::json LessonNumbers::lookup(std::string_view ref, int line) {
     return json_at(*report, key);
   } catch (const UserError& e) {
     fail(line, std::string(e.what()) + "; see `fasim run --json` for the keys");
+  }
+}
+
+RecordedSelection LessonNumbers::selection(const std::vector<std::string>& words, int line) const {
+  RecordedSelection sel;
+  try {
+    sel = parse_recorded_selection(words);
+  } catch (const UserError& e) {
+    fail(line, e.what());
+  }
+  // Paths are relative to the lesson's directory, as a scenario's --device FILE.toml is.
+  const std::filesystem::path dir = std::filesystem::path(lesson_.origin).parent_path();
+  auto beside = [&](const std::string& p) {
+    return std::filesystem::path(p).is_relative() ? (dir / p).lexically_normal().string() : p;
+  };
+  sel.csv = beside(sel.csv);
+  if (sel.device.ends_with(".toml") || sel.device.find('/') != std::string::npos) sel.device = beside(sel.device);
+  return sel;
+}
+
+nlohmann::json LessonNumbers::lookup_recorded(const std::string& key, const std::vector<std::string>& words,
+                                              const std::string& what, int line) {
+  const RecordedSelection sel = selection(words, line);
+  const nlohmann::json* report = nullptr;
+  try {
+    report = &reports_.recorded(sel);
+  } catch (const UserError& e) {
+    fail(line, "the recorded run of " + what + " does not load: " + e.what());
+  }
+  const std::string top = key.substr(0, key.find('.'));
+  if ((top == "point" || top == "bound" || top == "predicted" || top == "measured" || top == "error_pct") &&
+      !report->contains("point"))
+    fail(line, "'" + key + "' is a key of one point, but " + what + " keeps " + report->at("points").dump() +
+                   " recorded points; add filters (--algo, --dtype, --heads, --N, --d, ...) that keep one");
+  try {
+    return json_at(*report, key);
+  } catch (const UserError& e) {
+    fail(line, std::string(e.what()) + "; see `fasim compare --recorded FILE.csv --json` for the keys");
+  }
+}
+
+RecordedSelection LessonNumbers::recorded_selection(const LessonRecorded& rec) const {
+  return selection(rec.args, rec.line);
+}
+
+const nlohmann::json& LessonNumbers::recorded_report(const LessonRecorded& rec) {
+  const RecordedSelection sel = recorded_selection(rec);
+  try {
+    return reports_.recorded(sel);
+  } catch (const UserError& e) {
+    fail(rec.line, std::string("this recorded run does not load: ") + e.what());
   }
 }
 

@@ -11,6 +11,7 @@
 #include "fasim/format.hpp"
 #include "fasim/lesson.hpp"
 #include "fasim/lesson_numbers.hpp"
+#include "fasim/recorded_fit.hpp"
 
 namespace fasim {
 namespace {
@@ -151,6 +152,9 @@ class Parser {
     if (lang == "fasim") {
       out.push_back({LessonBlockKind::scenario, "", n, lang, static_cast<int>(L.scenarios.size())});
       L.scenarios.push_back(scenario(L, words, body, n));
+    } else if (lang == "recorded") {
+      out.push_back({LessonBlockKind::recorded, "", n, lang, static_cast<int>(L.recorded.size())});
+      L.recorded.push_back(recorded(L, words, body, n));
     } else if (lang == "exercise") {
       if (words.size() > 1) fail(n, "an ```exercise fence takes no options; write just ```exercise");
       out.push_back({LessonBlockKind::exercise, "", n, lang, static_cast<int>(L.exercises.size())});
@@ -174,16 +178,12 @@ class Parser {
         fail(n, "bad ```fasim option '" + words[k] +
                     "'; write ```fasim [NAME] [summary], NAME in lower case letters, digits, '-' and '_'");
       } else {
-        if (L.scenario_named(words[k])) fail(n, "a scenario named '" + words[k] + "' already exists; pick another name");
+        if (L.scenario_named(words[k]) || L.recorded_named(words[k]))
+          fail(n, "a scenario named '" + words[k] + "' already exists; pick another name");
         sc.name = words[k];
       }
     }
-    std::string flags;
-    for (const auto& line : body) {
-      const std::string t = trim(line);
-      if (t.empty() || t[0] == '#') continue;  // comments
-      flags += (flags.empty() ? "" : " ") + t;
-    }
+    const std::string flags = joined_flags(body);  // `#` starts a comment line
     if (flags.find("{{") != std::string::npos)
       fail(n, "a ```fasim block holds plain flags; remove the {{ }} from it");
     try {
@@ -198,6 +198,41 @@ class Parser {
                   "' is not a flag");
     for (const auto& a : sc.args) sc.text += (sc.text.empty() ? "" : " ") + a;
     return sc;
+  }
+
+  // The flags of one block's lines: blank lines and `#` comments dropped.
+  static std::string joined_flags(const std::vector<std::string>& body) {
+    std::string flags;
+    for (const auto& line : body) {
+      const std::string t = trim(line);
+      if (t.empty() || t[0] == '#') continue;
+      flags += (flags.empty() ? "" : " ") + t;
+    }
+    return flags;
+  }
+
+  LessonRecorded recorded(const Lesson& L, const std::vector<std::string>& words, const std::vector<std::string>& body,
+                          int n) {
+    LessonRecorded rec;
+    rec.line = n;
+    if (words.size() != 2 || !valid_name(words[1]))
+      fail(n, "a ```recorded block takes one name; write ```recorded NAME, NAME in lower case letters, digits, '-' "
+              "and '_'");
+    if (L.scenario_named(words[1]) || L.recorded_named(words[1]))
+      fail(n, "a scenario named '" + words[1] + "' already exists; pick another name");
+    rec.name = words[1];
+    const std::string flags = joined_flags(body);
+    if (flags.find("{{") != std::string::npos) fail(n, "a ```recorded block holds plain flags; remove the {{ }} from it");
+    try {
+      rec.args = split_words(flags);
+      if (rec.args.size() >= 2 && rec.args[0] == "fasim" && rec.args[1] == "compare")
+        rec.args.erase(rec.args.begin(), rec.args.begin() + 2);
+      (void)parse_recorded_selection(rec.args);
+    } catch (const UserError& e) {
+      fail(n, e.what());
+    }
+    for (const auto& a : rec.args) rec.text += (rec.text.empty() ? "" : " ") + a;
+    return rec;
   }
 
   LessonExercise exercise(const std::vector<std::string>& body, int n) {
@@ -282,6 +317,12 @@ std::string Lesson::summary() const {
 const LessonScenario* Lesson::scenario_named(std::string_view name) const {
   for (const auto& s : scenarios)
     if (!s.name.empty() && s.name == name) return &s;
+  return nullptr;
+}
+
+const LessonRecorded* Lesson::recorded_named(std::string_view name) const {
+  for (const auto& r : recorded)
+    if (r.name == name) return &r;
   return nullptr;
 }
 

@@ -19,7 +19,8 @@ std::int64_t sector_bytes(const HbmTensor& t, std::int64_t bh, std::int64_t row0
   return total;
 }
 
-Machine::Machine(const DeviceSpec& dev, const Hbm& hbm, double matmul_rate, bool double_buffer)
+Machine::Machine(const DeviceSpec& dev, const Hbm& hbm, double matmul_rate, bool double_buffer,
+                 ComputeModel compute)
     : dev_(dev),
       hbm_(hbm),
       matmul_per_sm_(matmul_rate / static_cast<double>(dev.sm_count)),
@@ -27,7 +28,8 @@ Machine::Machine(const DeviceSpec& dev, const Hbm& hbm, double matmul_rate, bool
       exp_per_sm_(dev.exp_rate / static_cast<double>(dev.sm_count)),
       sram_bw_(dev.sram_bandwidth_per_sm),
       double_buffer_(double_buffer),
-      l2_(dev.l2_bytes),
+      compute_(compute),
+      l2_(dev.l2_bytes, dev.l2_partitions, dev.sm_count, dev.l2_sector_bytes),
       sms_(static_cast<std::size_t>(dev.sm_count)) {}
 
 void Machine::warm_inputs(std::int64_t br, std::int64_t bc) {
@@ -64,7 +66,7 @@ std::array<double, kBoundCount> Machine::kernel_busy() const {
 double Machine::load(Step& s, BlockClock& c) {
   const HbmTensor& x = hbm_.at(s.tensor);
   const std::int64_t sectors = sector_bytes(x, s.bh, s.row0, s.rows, s.col0, s.cols, dev_.l2_sector_bytes);
-  const L2Access a = l2_.read(TileKey{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols}, sectors);
+  const L2Access a = l2_.read(TileKey{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols}, sectors, c.sm);
   s.l2_read_bytes = sectors;
   s.l2_hit_bytes = a.hit_bytes;
   s.dram_read_bytes = a.miss_bytes;
@@ -88,7 +90,7 @@ double Machine::load(Step& s, BlockClock& c) {
 double Machine::store(Step& s, BlockClock& c) {
   const HbmTensor& x = hbm_.at(s.tensor);
   const std::int64_t sectors = sector_bytes(x, s.bh, s.row0, s.rows, s.col0, s.cols, dev_.l2_sector_bytes);
-  const L2Access a = l2_.write(TileKey{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols}, sectors);
+  const L2Access a = l2_.write(TileKey{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols}, sectors, c.sm);
   s.l2_write_bytes = sectors;
   s.dram_write_bytes = a.writeback_bytes;
 
@@ -109,10 +111,17 @@ double Machine::compute(Step& s, BlockClock& c) {
   if (!c.computing) c.load_gate = start;  // double buffering: the next loads may start now
   c.computing = true;
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
-  const double done = std::max(
-      {sm.tensor.serve(start, static_cast<double>(s.flops_matmul) / matmul_per_sm_),
-       sm.fp32.serve(start, static_cast<double>(s.flops_other - s.exps) / fp32_per_sm_),
-       sm.sfu.serve(start, static_cast<double>(s.exps) / exp_per_sm_), start});
+  const auto matmul = static_cast<double>(s.flops_matmul);
+  const auto other = static_cast<double>(s.flops_other - s.exps);
+  double done = 0;
+  if (compute_ == ComputeModel::cuda_simt) {
+    // Each multiply-add (2 FLOPs) reads two 4-byte words from shared memory.
+    done = std::max({sm.sram.serve(start, matmul * 4.0 / sram_bw_), sm.fp32.serve(start, (matmul + other) / fp32_per_sm_),
+                     sm.sfu.serve(start, static_cast<double>(s.exps) / exp_per_sm_), start});
+  } else {
+    done = std::max({sm.tensor.serve(start, matmul / matmul_per_sm_), sm.fp32.serve(start, other / fp32_per_sm_),
+                     sm.sfu.serve(start, static_cast<double>(s.exps) / exp_per_sm_), start});
+  }
   s.start_s = start;
   c.t = done;
   return done;

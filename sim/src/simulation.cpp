@@ -82,7 +82,9 @@ Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, Si
   if (need_.registers > 0)
     blocks_per_sm_ = std::min(blocks_per_sm_, device_.register_bytes_per_sm / need_.registers);
   blocks_per_sm_ = std::max<std::int64_t>(blocks_per_sm_, 1);
-  machine_ = std::make_unique<Machine>(device_, hbm_, device_.matmul_flops(w.dtype), mapping_.double_buffer);
+  if (options_.compute == ComputeModel::cuda_mma) blocks_per_sm_ = 1;  // register-limited (ncu)
+  machine_ = std::make_unique<Machine>(device_, hbm_, device_.matmul_flops(w.dtype), mapping_.double_buffer,
+                                       options_.compute);
   if (options_.l2 == L2Start::warm) machine_->warm_inputs(mapping_.br, mapping_.bc);
   start_kernel(0.0);
 }
@@ -133,22 +135,24 @@ void Simulation::start_kernel(double t) {
   kernel_end_ = t + device_.launch_overhead_s;
   const auto n = static_cast<std::size_t>(std::min(k.grid, device_.sm_count * blocks_per_sm_));
   slots_.resize(n);
-  for (std::size_t s = 0; s < n; ++s) dispatch(s, kernel_end_);
+  std::vector<double> ready(n);
+  for (std::size_t s = 0; s < n; ++s) ready[s] = dispatch(s, kernel_end_);
+  ready_.build(ready);
 }
 
-void Simulation::dispatch(std::size_t s, double t) {
+double Simulation::dispatch(std::size_t s, double t) {
   Slot& slot = slots_[s];
   slot.body = Generator<Step>{};
   slot.ctx.reset();
   const Kernel& k = program_.kernels[kernel_];
-  if (next_block_ >= k.grid) return;
+  if (next_block_ >= k.grid) return ReadyQueue::kIdle;
   slot.ctx = std::make_unique<Block>(hbm_, workload_, options_.numerics, options_.watch,
-                                     static_cast<std::int32_t>(kernel_), next_block_++);
+                                     static_cast<std::int32_t>(kernel_), next_block_++, step_);
   slot.body = k.body(*slot.ctx);
   // Slot s sits on SM s mod SMs: blocks spread over the SMs first, then stack.
   slot.clock = BlockClock{.t = t, .loads_done = t, .load_gate = t, .last_load = t, .stores_done = t,
                           .computing = false, .sm = static_cast<std::int32_t>(s % static_cast<std::size_t>(device_.sm_count))};
-  ready_.emplace(t, s);
+  return t;
 }
 
 void Simulation::finish_kernel() {
@@ -176,19 +180,21 @@ bool Simulation::next() {
       finish_kernel();
       continue;
     }
-    const std::size_t s = ready_.top().second;
-    ready_.pop();
+    const std::size_t s = ready_.top();
     Slot& slot = slots_[s];
     if (!slot.body.next()) {  // the block is finished: the slot takes the next block
       kernel_end_ = std::max({kernel_end_, slot.clock.t, slot.clock.stores_done});
-      dispatch(s, slot.clock.t);
+      ready_.replace_top(dispatch(s, slot.clock.t));
       continue;
     }
-    step_ = slot.body.value();
+    // Blocks write their steps into step_ (block.hpp); a program may also
+    // yield a Step of its own, which is copied there.
+    const Step& yielded = slot.body.value();
+    if (&yielded != &step_) step_ = yielded;
     machine_->run(step_, slot.clock);
     kernel_end_ = std::max(kernel_end_, step_.end_s);
     ledger_.record(step_);
-    ready_.emplace(slot.clock.t, s);
+    ready_.replace_top(slot.clock.t);
     return true;
   }
   return false;

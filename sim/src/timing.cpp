@@ -16,6 +16,15 @@ std::string_view name(Bound b) {
   return "?";
 }
 
+std::string_view name(ComputeModel m) {
+  switch (m) {
+    case ComputeModel::ideal: return "ideal";
+    case ComputeModel::cuda_simt: return "cuda-simt";
+    case ComputeModel::cuda_mma: return "cuda-mma";
+  }
+  return "?";
+}
+
 Bound classify(const KernelTime& k) {
   Bound best = Bound::hbm;
   for (int i = 0; i <= static_cast<int>(Bound::exp); ++i)

@@ -1,5 +1,6 @@
 // Helpers of the CUDA tests: the skip without a GPU, and the fp64 reference
-// (O, L = log-sum-exp per row, largest score) of inputs the GPU ran on.
+// (O, L = log-sum-exp per row, largest score) of inputs the GPU ran on, plain
+// or causal.
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -11,7 +12,6 @@
 
 #include "fasim/cuda/runner.hpp"
 #include "fasim/hbm.hpp"
-#include "fasim/reference.hpp"
 
 /// Skips the rest of a test, visibly, when no GPU can run the kernels.
 #define FASIM_REQUIRE_GPU()                                          \
@@ -36,23 +36,30 @@ inline HbmTensor as_tensor(const Workload& w, const std::vector<float>& x) {
 }
 
 inline Reference reference(const Workload& w, const cuda::Inputs& in) {
+  // Row i of head h takes keys 0 .. key_hi(i): all of them, or j <= i when causal (N_kv = N).
   Reference ref;
   const HbmTensor q = as_tensor(w, in.q), k = as_tensor(w, in.k), v = as_tensor(w, in.v);
+  std::vector<double> s(static_cast<std::size_t>(w.N)), o(static_cast<std::size_t>(w.d));
   for (std::int64_t h = 0; h < w.bh(); ++h) {
-    const std::vector<double> o = reference_attention(q, k, v, h, w.scale());
-    ref.o.insert(ref.o.end(), o.begin(), o.end());
-    std::vector<double> s(static_cast<std::size_t>(w.N));
     for (std::int64_t i = 0; i < w.N; ++i) {
-      for (std::int64_t j = 0; j < w.N; ++j) {
+      const std::int64_t keys = w.key_hi(i) + 1;
+      double mx = -INFINITY;
+      for (std::int64_t j = 0; j < keys; ++j) {
         double acc = 0;
         for (std::int64_t c = 0; c < w.d; ++c)
           acc += static_cast<double>(q.values[q.offset(h, i, c)]) * k.values[k.offset(h, j, c)];
         s[j] = acc * w.scale();
         ref.max_score = std::max(ref.max_score, std::abs(s[j]));
+        mx = std::max(mx, s[j]);
       }
-      const double mx = *std::max_element(s.begin(), s.end());
       double sum = 0;
-      for (double x : s) sum += std::exp(x - mx);
+      std::fill(o.begin(), o.end(), 0.0);
+      for (std::int64_t j = 0; j < keys; ++j) {
+        const double p = std::exp(s[j] - mx);
+        sum += p;
+        for (std::int64_t c = 0; c < w.d; ++c) o[c] += p * v.values[v.offset(h, j, c)];
+      }
+      for (double x : o) ref.o.push_back(x / sum);
       ref.lse.push_back(mx + std::log(sum));
     }
   }

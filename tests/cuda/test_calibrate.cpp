@@ -143,7 +143,7 @@ TEST_CASE("calibrate: every figure has a comment naming the tool, GPU, driver, d
           std::string::npos);
     CHECK(comment.size() > 90);  // says how, not just who
   }
-  CHECK(keys == 21);  // every key of the schema (parse_device requires them all)
+  CHECK(keys == 22);  // every key of the schema (21 required, and the optional [l2] partitions)
   const std::string text = cuda::device_toml(c);
   CHECK(text.find("# measured by `fasim gpu calibrate`") != std::string::npos);
   CHECK(text.find("from cudaGetDeviceProperties: sharedMemPerMultiprocessor") != std::string::npos);

@@ -1,7 +1,9 @@
 // Every kernel version on the GPU: its output matches the fp64 reference
 // within what the storage type allows, and its own HBM byte counters equal
 // the simulator's Ledger exactly, tensor by tensor, on square, ragged and
-// multi-head shapes. Without a GPU each test passes with "skipped: <reason>".
+// multi-head shapes, plain and causal. Version 5 (cuBLAS) counts nothing
+// itself: its output is checked, and its bytes are the closed form, marked as
+// not counted. Without a GPU each test passes with "skipped: <reason>".
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -40,24 +42,36 @@ double bound(KernelVersion v, const Workload& w, const Mapping& m, const test::R
   return 1e-5 + 2 * u * vmax;
 }
 
-void check_version(KernelVersion v, DType t, const Shape& s) {
+void check_version(KernelVersion v, DType t, const Shape& s, bool causal = false) {
   const DeviceSpec dev = load_device("h100");
-  const Workload w{s.batch, s.heads, s.N, s.d, t};
+  Workload w{s.batch, s.heads, s.N, s.d, t};
+  w.causal = causal;
   const Mapping m{cuda::algo_of(v), s.br, s.bc};
   const bool rows_fit = naive::softmax_rows_fit(w, m, dev);
-  CAPTURE(cuda::name(v), name(t), s.batch, s.heads, s.N, s.d, s.br, s.bc, rows_fit);
+  CAPTURE(cuda::name(v), name(t), s.batch, s.heads, s.N, s.d, s.br, s.bc, causal, rows_fit);
+  const auto why = cuda::unsupported(v, w, m, rows_fit);
+  INFO(why.value_or("supported"));
+  REQUIRE_FALSE(why);
 
   const cuda::Inputs in = cuda::random_inputs(w, 7);
   const cuda::RunResult r = cuda::run(w, m, in, {.version = v, .rows_fit = rows_fit, .count = true});
 
+  // The simulator's Ledger; version 5 (cuBLAS) instead reports the closed form, marked as not counted.
   Simulation sim(dev, w, m, {.numerics = false});
   sim.run();
+  const bool counted = cuda::counts_own_bytes(v);
+  CHECK(r.hbm_counted == counted);
+  const cuda::ByteCounts closed = cuda::naive_cublas_hbm(w);
+  Traffic total;
   int equal = 0;
   for (TensorId id : kAllTensors) {
-    const Traffic want = sim.ledger().hbm(id), got = r.hbm[static_cast<std::size_t>(index(id))];
+    const std::size_t at = static_cast<std::size_t>(index(id));
+    const Traffic want = counted ? sim.ledger().hbm(id) : closed[at], got = r.hbm[at];
     CAPTURE(name(id), want.read_bytes, got.read_bytes, want.write_bytes, got.write_bytes);
     CHECK(got == want);
     equal += got == want;
+    total.read_bytes += want.read_bytes;
+    total.write_bytes += want.write_bytes;
   }
 
   const test::Reference ref = test::reference(w, in);
@@ -72,13 +86,25 @@ void check_version(KernelVersion v, DType t, const Shape& s) {
     CHECK(lse_err <= 1e-4);
     std::snprintf(lse, sizeof lse, "L err %.1e", lse_err);
   }
-  std::printf("%-11s %-4s bh=%-2lld N=%-4lld d=%-3lld Br=%-3lld Bc=%-3lld | max abs err %.3e (bound %.3e) "
-              "%s | counters %d/%d tensors equal, read %lld B, written %lld B\n",
+  std::printf("%-12s %-4s bh=%-2lld N=%-4lld d=%-3lld Br=%-3lld Bc=%-3lld%s | max abs err %.3e (bound %.3e) "
+              "%s | %s %d/%d tensors equal, read %lld B, written %lld B\n",
               std::string(cuda::name(v)).c_str(), std::string(name(t)).c_str(),
               static_cast<long long>(w.bh()), static_cast<long long>(s.N), static_cast<long long>(s.d),
-              static_cast<long long>(s.br), static_cast<long long>(s.bc), err, limit, lse, equal, kTensorCount,
-              static_cast<long long>(sim.ledger().hbm_total().read_bytes),
-              static_cast<long long>(sim.ledger().hbm_total().write_bytes));
+              static_cast<long long>(s.br), static_cast<long long>(s.bc), causal ? " causal" : "", err, limit, lse,
+              counted ? "counters" : "closed form (not counted)", equal, kTensorCount,
+              static_cast<long long>(total.read_bytes), static_cast<long long>(total.write_bytes));
+}
+
+// Causal: a tile shorter than one tile, ragged N with Br = Bc, Br > Bc and
+// Br < Bc (flash1 starts a key block's query blocks at floor(c0 / Br) Br;
+// flash2 stops at the diagonal tile), a square N with several heads, and
+// N = 1000 with Br = 128 (naive's softmax rows do not fit: two passes).
+constexpr Shape kCausalShapes[] = {{1, 2, 77, 64, 64, 64},   {1, 1, 200, 128, 64, 64}, {1, 1, 200, 64, 128, 64},
+                                   {1, 1, 256, 128, 64, 128}, {2, 2, 256, 64, 64, 64},  {1, 1, 1000, 64, 128, 64}};
+
+void check_causal(KernelVersion v, std::initializer_list<DType> dtypes) {
+  for (DType t : dtypes)
+    for (const Shape& s : kCausalShapes) check_version(v, t, s, true);
 }
 
 void check_all(KernelVersion v, std::initializer_list<DType> dtypes) {
@@ -110,6 +136,43 @@ TEST_CASE("kernel 4 (flash2-mma): output and byte counters match the simulator",
   for (std::int64_t br : {64, 128})
     for (std::int64_t bc : {64, 128})
       for (std::int64_t d : {64, 128}) check_version(KernelVersion::flash2_mma, DType::fp16, {1, 2, 300, d, br, bc});
+}
+
+TEST_CASE("kernel 1 (naive) causal: output and byte counters match the simulator", "[cuda][naive][causal]") {
+  FASIM_REQUIRE_GPU();
+  check_causal(KernelVersion::naive, {DType::fp32, DType::fp16, DType::bf16});
+}
+
+TEST_CASE("kernel 2 (flash2-fp32) causal: output and byte counters match the simulator", "[cuda][flash2][causal]") {
+  FASIM_REQUIRE_GPU();
+  check_causal(KernelVersion::flash2, {DType::fp32, DType::fp16, DType::bf16});
+}
+
+TEST_CASE("kernel 3 (flash1-fp32) causal: output and byte counters match the simulator", "[cuda][flash1][causal]") {
+  FASIM_REQUIRE_GPU();
+  check_causal(KernelVersion::flash1, {DType::fp32, DType::fp16, DType::bf16});
+}
+
+TEST_CASE("kernel 4 (flash2-mma) causal: output and byte counters match the simulator", "[cuda][flash2][causal]") {
+  FASIM_REQUIRE_GPU();
+  check_causal(KernelVersion::flash2_mma, {DType::fp16, DType::bf16});
+  // Every tile instance, causal, on a ragged length and on whole tiles.
+  for (std::int64_t n : {200, 256})
+    for (std::int64_t br : {64, 128})
+      for (std::int64_t bc : {64, 128})
+        for (std::int64_t d : {64, 128})
+          check_version(KernelVersion::flash2_mma, DType::fp16, {1, 2, n, d, br, bc}, true);
+}
+
+TEST_CASE("kernel 5 (naive-cublas): output matches the reference, bytes are the closed form",
+          "[cuda][naive][cublas]") {
+  FASIM_REQUIRE_GPU();
+  // N = 77: rows of S not a multiple of 16 B (the scalar softmax); 200, 256: 16-byte accesses.
+  const Shape shapes[] = {{1, 2, 77, 64, 64, 64}, {1, 1, 200, 128, 64, 64}, {2, 2, 256, 64, 64, 64},
+                          {1, 1, 256, 128, 64, 64}};
+  for (DType t : {DType::fp32, DType::fp16, DType::bf16})
+    for (const Shape& s : shapes)
+      for (bool causal : {false, true}) check_version(KernelVersion::naive_cublas, t, s, causal);
 }
 
 TEST_CASE("the naive softmax counts S twice when its rows do not fit", "[cuda][naive]") {

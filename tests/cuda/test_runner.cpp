@@ -58,3 +58,58 @@ TEST_CASE("gpu_unavailable gives a reason or nothing, and never throws", "[cuda]
     WARN("GPU: " << cuda::gpu_description());
   }
 }
+
+TEST_CASE("kernel versions are named by number or name, cuBLAS also as cublas", "[cuda][runner]") {
+  for (KernelVersion v : cuda::kAllVersions) {
+    CHECK(cuda::parse_version(cuda::name(v)) == v);
+    CHECK(cuda::parse_version(std::to_string(static_cast<int>(v))) == v);
+  }
+  CHECK(cuda::parse_version("cublas") == KernelVersion::naive_cublas);
+  CHECK(cuda::algo_of(KernelVersion::naive_cublas) == Algo::naive);
+  CHECK_FALSE(cuda::parse_version("6"));
+  CHECK_FALSE(cuda::parse_version("flash3"));
+  CHECK_FALSE(cuda::counts_own_bytes(KernelVersion::naive_cublas));
+  CHECK(cuda::counts_own_bytes(KernelVersion::flash2_mma));
+}
+
+TEST_CASE("causal runs on every version; other variants are named in one line", "[cuda][runner][causal]") {
+  Workload causal{1, 2, 200, 64, DType::fp16};
+  causal.causal = true;
+  CHECK_FALSE(cuda::unsupported_variant(causal));
+  for (KernelVersion v : cuda::kAllVersions) {
+    CAPTURE(cuda::name(v));
+    const auto why = cuda::unsupported(v, causal, {cuda::algo_of(v), 64, 64}, true);
+    // Without a GPU the shared-memory check is skipped; without cuBLAS version 5 says so.
+    if (why) CHECK_THAT(*why, Catch::Contains("cuBLAS") || Catch::Contains("shared memory"));
+  }
+  Workload window = causal;
+  window.window = 64;
+  Workload gqa{1, 4, 200, 64, DType::fp16};
+  gqa.kv_heads = 2;
+  Workload cache{1, 1, 16, 64, DType::fp16};
+  cache.N_kv = 256;
+  const std::pair<Workload, const char*> cases[] = {{window, "--window"}, {gqa, "--kv-heads"}, {cache, "--N-kv"}};
+  for (const auto& [w, flag] : cases) {
+    const auto why = cuda::unsupported_variant(w);
+    REQUIRE(why);
+    CHECK_THAT(*why, Catch::Contains(flag) && Catch::Contains("causal"));
+    CHECK(why->find('\n') == std::string::npos);
+    const auto via = cuda::unsupported(KernelVersion::flash2, w, {Algo::flash2, 64, 64}, true);
+    REQUIRE(via);
+    CHECK_THAT(*via, Catch::Contains(flag));
+  }
+}
+
+TEST_CASE("kernel 5's bytes are the closed form: each tensor once per step", "[cuda][runner][cublas]") {
+  const Workload w{2, 3, 100, 64, DType::fp16};
+  const cuda::ByteCounts c = cuda::naive_cublas_hbm(w);
+  auto at = [&](TensorId t) { return c[static_cast<std::size_t>(index(t))]; };
+  const std::int64_t head = 6 * 100 * 64 * 2, scores = 6 * 100 * 100 * 2;
+  CHECK(at(TensorId::Q) == Traffic{head, 0});
+  CHECK(at(TensorId::K) == Traffic{head, 0});
+  CHECK(at(TensorId::V) == Traffic{head, 0});
+  CHECK(at(TensorId::O) == Traffic{0, head});
+  CHECK(at(TensorId::S) == Traffic{scores, scores});
+  CHECK(at(TensorId::P) == Traffic{scores, scores});
+  CHECK(at(TensorId::L) == Traffic{});
+}

@@ -1,6 +1,13 @@
 // Block: what one thread block's tile program sees. It allocates tiles on chip,
 // loads and stores tiles between HBM and SRAM (counting every byte), and turns
 // each action into a Step.
+//
+// A block writes each Step into one Step that the simulation owns (`out`) and
+// returns it for the program to co_yield: every block of a run writes the same
+// few cache lines, instead of a Step of its own in its coroutine frame, which
+// would be cold by the time the block runs again (hundreds of blocks take
+// turns). So a Step a method returns is valid until the block's next load,
+// store or compute: co_yield it at once, or copy it (`Step s = blk.load(..)`).
 #pragma once
 
 #include <cstdint>
@@ -24,10 +31,10 @@ struct WatchedRow {
 class Block {
  public:
   /// @brief A block of `kernel` with index `block`, reading and writing `hbm`; it reports the
-  /// softmax state of `watch` and computes values only if `numerics`.
+  /// softmax state of `watch`, computes values only if `numerics`, and writes its steps to `out`.
   Block(Hbm& hbm, const Workload& w, bool numerics, WatchedRow watch, std::int32_t kernel,
-        std::int64_t block)
-      : hbm_(hbm), w_(w), numerics_(numerics), watch_(watch), kernel_(kernel), block_(block) {}
+        std::int64_t block, Step& out)
+      : hbm_(hbm), w_(w), numerics_(numerics), watch_(watch), kernel_(kernel), block_(block), out_(&out) {}
 
   /// @brief The attention shape the block works on.
   const Workload& workload() const { return w_; }
@@ -56,29 +63,35 @@ class Block {
 
   /// @brief Reads rows [row0, row0+rows) x cols [col0, col0+cols) of tensor t
   /// (head bh) into dst at (0, dst_col0). Counts rows*cols*elem bytes read.
-  Step load(Tile& dst, TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
-            std::int64_t cols, std::int64_t dst_col0 = 0);
+  Step& load(Tile& dst, TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+             std::int64_t cols, std::int64_t dst_col0 = 0);
 
   /// @brief Writes src rows [0, rows) x cols [src_col0, src_col0+cols) to tensor
   /// t at (row0, col0), rounding to the tensor's dtype. Counts bytes written.
-  Step store(TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
-             std::int64_t cols, const Tile& src, std::int64_t src_col0 = 0);
+  Step& store(TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+              std::int64_t cols, const Tile& src, std::int64_t src_col0 = 0);
 
   /// @brief load() from head `head` of the tensor (not the block's bh) into
   /// dst rows from dst_row0: a K/V head under GQA, a page slot when paged.
   /// Rows past the head's last row continue into the next head, which is
   /// adjacent in memory (decode loads a GQA group's query rows at once).
   /// The Step's bh is `head`: the head of the tensor the bytes came from.
-  Step load_from(Tile& dst, TensorId t, std::int64_t head, std::int64_t row0, std::int64_t rows,
-                 std::int64_t col0, std::int64_t cols, std::int64_t dst_row0 = 0,
-                 std::int64_t dst_col0 = 0);
+  Step& load_from(Tile& dst, TensorId t, std::int64_t head, std::int64_t row0, std::int64_t rows,
+                  std::int64_t col0, std::int64_t cols, std::int64_t dst_row0 = 0,
+                  std::int64_t dst_col0 = 0);
   /// @brief store() to head `head` of the tensor from src rows from src_row0.
-  Step store_to(TensorId t, std::int64_t head, std::int64_t row0, std::int64_t rows, std::int64_t col0,
-                std::int64_t cols, const Tile& src, std::int64_t src_row0 = 0, std::int64_t src_col0 = 0);
+  Step& store_to(TensorId t, std::int64_t head, std::int64_t row0, std::int64_t rows, std::int64_t col0,
+                 std::int64_t cols, const Tile& src, std::int64_t src_row0 = 0, std::int64_t src_col0 = 0);
 
   /// @brief A compute step (no HBM traffic) that produced `produced`.
-  Step compute(StepKind kind, std::string_view what, TensorId produced, std::int64_t rows,
-               std::int64_t cols, const Flops& flops);
+  Step& compute(StepKind kind, std::string_view what, TensorId produced, std::int64_t rows,
+                std::int64_t cols, const Flops& flops) {
+    Step& s = make(kind, what, produced, rows, cols);
+    s.flops_matmul = flops.matmul;
+    s.flops_other = flops.other;
+    s.exps = flops.exp;
+    return s;
+  }
 
   /// @brief Local row index of the watched row within a tile starting at global
   /// row `row0` with `rows` rows of head bh; -1 if not inside.
@@ -93,8 +106,24 @@ class Block {
   const WatchedRow& watched() const { return watch_; }
 
  private:
-  Step make(StepKind kind, std::string_view what, TensorId t, std::int64_t rows,
-            std::int64_t cols) const;
+  // A fresh Step in out_ with what every step of this block says.
+  Step& make(StepKind kind, std::string_view what, TensorId t, std::int64_t rows, std::int64_t cols) {
+    Step& s = *out_;
+    s = Step{};
+    s.kind = kind;
+    s.what = what;
+    s.kernel = kernel_;
+    s.block = block_;
+    s.bh = bh_;
+    s.qb = qb_;
+    s.kb = kb_;
+    s.tensor = t;
+    s.rows = rows;
+    s.cols = cols;
+    s.sram_bytes = chip_.in_use(Placement::shared);
+    s.register_bytes = chip_.in_use(Placement::registers);
+    return s;
+  }
 
   Hbm& hbm_;
   const Workload& w_;
@@ -103,6 +132,7 @@ class Block {
   std::int32_t kernel_;
   std::int64_t block_;
   std::int64_t bh_ = 0, qb_ = -1, kb_ = -1;
+  Step* out_;  // where the steps are written (see the top of this file)
   OnChip chip_;
 };
 

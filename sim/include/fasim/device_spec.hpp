@@ -20,27 +20,30 @@ struct DeviceSpec {
   std::string source;       ///< "built-in" or the TOML path it came from
 
   // Compute units
-  std::int64_t sm_count = 0;
-  double clock_hz = 0;
+  std::int64_t sm_count = 0;  ///< streaming multiprocessors (SMs) on the chip ([compute] sm_count)
+  double clock_hz = 0;        ///< SM clock in Hz ([compute] clock_ghz x 1e9); per-clock rates scale with it
 
   // On-chip memory (SRAM = shared memory) and registers
-  std::int64_t sram_bytes_per_sm = 0;
+  std::int64_t sram_bytes_per_sm = 0;          ///< bytes of shared memory on one SM, shared by its resident blocks
   std::int64_t sram_bytes_per_block = 0;       ///< most one block may use
-  std::int64_t register_bytes_per_sm = 0;
+  std::int64_t register_bytes_per_sm = 0;      ///< bytes of register file on one SM, shared by its resident blocks
   std::int64_t register_bytes_per_block = 0;   ///< most one block may use
   double sram_bandwidth_per_sm = 0;            ///< bytes/s, one SM
 
   // L2
-  std::int64_t l2_bytes = 0;
-  std::int64_t l2_line_bytes = 0;
-  std::int64_t l2_sector_bytes = 0;
+  std::int64_t l2_bytes = 0;         ///< L2 capacity in bytes, all partitions together
+  std::int64_t l2_line_bytes = 0;    ///< bytes of one L2 line (the unit of tags and eviction), e.g. 128
+  std::int64_t l2_sector_bytes = 0;  ///< bytes of one L2 sector (the unit of a transfer), e.g. 32
   double l2_bandwidth = 0;   ///< bytes/s, whole chip
-  double l2_latency_s = 0;
+  double l2_latency_s = 0;   ///< seconds one load waits when everything it reads hits in L2
+  /// L2 partitions ([l2] partitions, default 1): SMs read far partitions'
+  /// data through a copy in their own (see l2_partitions.hpp)
+  std::int64_t l2_partitions = 1;
 
   // HBM
-  std::int64_t hbm_bytes = 0;
+  std::int64_t hbm_bytes = 0;  ///< HBM capacity in bytes (the largest workload that fits)
   double hbm_bandwidth = 0;  ///< bytes/s
-  double hbm_latency_s = 0;
+  double hbm_latency_s = 0;  ///< seconds one load waits when any of it misses in L2 and goes to DRAM
 
   // Arithmetic rates (whole chip)
   double matmul_flops_fp32 = 0;  ///< FLOP/s of fp32 matmul

@@ -43,6 +43,12 @@ using MetricValues = std::array<double, kMetricCount>;
 /// @brief The predicted value of every metric of a finished simulation.
 MetricValues predicted_metrics(const Simulation& sim);
 
+/// @brief The compute model of the CUDA kernel `fasim gpu run` picks for this
+/// shape: the tensor-core version 4 for flash2 in fp16/bf16 with Br, Bc and d
+/// each 64 or 128 (as cuda/src/flash2_mma.cu's flash2_mma_supports), else a
+/// teaching version (1-3).
+ComputeModel cuda_compute_model(const Workload& w, const Mapping& m);
+
 /// @brief The bar a metric's error must stay within, in percent (0: exact).
 double bar_pct(Metric m);
 

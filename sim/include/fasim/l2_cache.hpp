@@ -35,7 +35,9 @@ struct TileKey {
    *  Columns. */
   /// (batch * head) of the tile.
   std::int64_t bh = 0, row0 = 0, col0 = 0, rows = 0, cols = 0;
-  /// @brief Same tensor, head and rectangle.
+  /// A partition's copy of a tile homed in another partition (see PartitionedL2).
+  bool copy = false;
+  /// @brief Same tensor, head, rectangle and kind (home or copy).
   bool operator==(const TileKey&) const = default;
 };
 
@@ -58,6 +60,8 @@ class L2Cache {
   L2Access write(const TileKey& key, std::int64_t bytes);
   /// @brief Puts a clean tile in the cache (a warm start); false if it does not fit.
   bool preload(const TileKey& key, std::int64_t bytes);
+  /// @brief Drops tile `key` if present, without writing it back (for clean copies).
+  void drop(const TileKey& key);
 
   /// @brief Bytes of dirty tiles now in the cache.
   std::int64_t dirty_bytes() const { return dirty_; }

@@ -9,6 +9,10 @@
 //   {{ KEY of FLAGS-or-NAME | FORMAT }}   a number from `fasim run --json`
 //   {{ calc: EXPR | FORMAT }}             arithmetic, see lesson_calc.hpp
 //
+//   ```recorded NAME              a recorded GPU run, predicted again: the
+//   --recorded FILE.csv ...       flags of `fasim compare --recorded`, plus
+//   ```                           filters that pick points (recorded_fit.hpp)
+//
 //   ```exercise                   in the last section, `## Exercises`
 //   question: ...   answer: ...   tolerance: ...   hint: ...   [unit: ...]
 //   ```
@@ -33,6 +37,7 @@ enum class LessonBlockKind {
   code,       ///< a fenced block in any other language, shown as written
   scenario,   ///< a ```fasim block (see LessonScenario)
   exercise,   ///< an ```exercise block (see LessonExercise)
+  recorded,   ///< a ```recorded block (see LessonRecorded)
 };
 
 /// @brief One block of a section. `text` is the raw text (lines joined with
@@ -42,7 +47,7 @@ struct LessonBlock {
   std::string text;  ///< the raw text, `{{ }}` not yet expanded
   int line = 0;       ///< 1-based line of the block's first text line
   std::string lang;   ///< code: the fence's info string
-  int index = -1;     ///< scenario / exercise: index into Lesson::scenarios / exercises
+  int index = -1;     ///< scenario / exercise / recorded: index into Lesson::scenarios / exercises / recorded
 };
 
 /// @brief A ```fasim block: the flags of one `fasim run`.
@@ -51,6 +56,15 @@ struct LessonScenario {
   std::vector<std::string> args;   ///< the flags, split like a shell would (no "fasim run")
   std::string text;                ///< the flags as one line, for showing
   bool summary_only = false;       ///< `summary`: show the summary, do not step
+  int line = 0;                    ///< line of the opening fence
+};
+
+/// @brief A ```recorded block: a recorded GPU run and the points of it to
+/// look at, as `fasim compare --recorded FILE [filters]` words.
+struct LessonRecorded {
+  std::string name;                ///< its name, for `{{ KEY of NAME }}` (required)
+  std::vector<std::string> args;   ///< the words (no "fasim compare"); paths relative to the lesson
+  std::string text;                ///< the words as one line
   int line = 0;                    ///< line of the opening fence
 };
 
@@ -86,11 +100,14 @@ struct Lesson {
   std::vector<LessonSection> sections;    ///< in order; Exercises, if any, is last
   std::vector<LessonScenario> scenarios;  ///< every ```fasim block, in order
   std::vector<LessonExercise> exercises;  ///< every ```exercise block, in order
+  std::vector<LessonRecorded> recorded;   ///< every ```recorded block, in order
 
   /// @brief The first paragraph of the intro, unexpanded (may be empty).
   std::string summary() const;
   /// @brief The scenario named `name`, or nullptr.
   const LessonScenario* scenario_named(std::string_view name) const;
+  /// @brief The ```recorded block named `name`, or nullptr.
+  const LessonRecorded* recorded_named(std::string_view name) const;
 };
 
 /// @brief Parses a lesson's Markdown. `origin` names it in messages; the
@@ -98,7 +115,8 @@ struct Lesson {
 /// "origin:line: problem; fix" for: no `# title` first, an unclosed fence, an
 /// empty or malformed ```fasim block, a duplicate scenario name, an exercise
 /// block with an unknown or missing field, exercises outside a last
-/// `## Exercises` section, an unclosed `{{`.
+/// `## Exercises` section, an unclosed `{{`, a ```recorded block without a
+/// name or with flags it does not take.
 Lesson parse_lesson(std::string_view markdown, const std::string& origin);
 
 /// @brief Reads and parses a lesson file. Throws UserError if unreadable.

@@ -6,6 +6,9 @@
 //   {{ KEY of NAME | FORMAT }}    the same, flags of the ```fasim NAME block
 //   {{ calc: EXPR | FORMAT }}     arithmetic (lesson_calc.hpp); EXPR may hold
 //                                 [KEY of FLAGS] and [KEY of NAME]
+//   {{ KEY of RECORDED }}         KEY of `fasim compare --recorded ... --json`:
+//                                 RECORDED names a ```recorded block, or is
+//                                 flags that hold --recorded FILE.csv
 //   \{{                           a literal "{{"
 //
 // KEY is a dotted path into the JSON report: hbm.read_bytes,
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include "fasim/lesson.hpp"
+#include "fasim/recorded_fit.hpp"
 #include "fasim/simulation.hpp"
 
 namespace fasim {
@@ -71,9 +75,13 @@ class ScenarioReports {
   std::unique_ptr<Simulation> make(const std::vector<std::string>& args, bool numerics) const {
     return make_(args, numerics);
   }
+  /// @brief The fit JSON of recorded points (recorded_fit.hpp); each file is
+  /// read and predicted again once.
+  const nlohmann::json& recorded(const RecordedSelection& sel) { return recorded_.get(sel); }
 
  private:
   SimulationFactory make_;
+  RecordedFits recorded_;
   std::map<std::pair<std::vector<std::string>, bool>, nlohmann::json> cache_;
 };
 
@@ -105,10 +113,19 @@ class LessonNumbers {
   std::unique_ptr<Simulation> scenario_simulation(const LessonScenario& sc);
   /// @brief The flags a reference names: FLAGS as written, or a NAME's flags.
   std::vector<std::string> scenario_args(std::string_view flags_or_name, int line) const;
+  /// @brief A ```recorded block's selection, its paths made relative to the
+  /// lesson's directory; errors name its line.
+  RecordedSelection recorded_selection(const LessonRecorded& rec) const;
+  /// @brief The fit JSON of a ```recorded block; errors name its line.
+  const nlohmann::json& recorded_report(const LessonRecorded& rec);
 
  private:
   [[noreturn]] void fail(int line, const std::string& msg) const;
   nlohmann::json lookup(std::string_view ref, int line);  // "KEY of FLAGS-or-NAME"
+  // KEY of a recorded run's fit JSON; `what` names the selection in messages.
+  nlohmann::json lookup_recorded(const std::string& key, const std::vector<std::string>& words, const std::string& what,
+                                 int line);
+  RecordedSelection selection(const std::vector<std::string>& words, int line) const;
   double calc(std::string_view expr, int line);
 
   const Lesson& lesson_;

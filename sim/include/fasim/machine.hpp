@@ -9,7 +9,7 @@
 
 #include "fasim/device_spec.hpp"
 #include "fasim/hbm.hpp"
-#include "fasim/l2_cache.hpp"
+#include "fasim/l2_partitions.hpp"
 #include "fasim/step.hpp"
 #include "fasim/timing.hpp"
 
@@ -36,7 +36,10 @@ enum class L2Start : std::uint8_t { cold, warm };
 
 class Machine {
  public:
-  Machine(const DeviceSpec& dev, const Hbm& hbm, double matmul_rate, bool double_buffer);
+  /// @brief A machine of `dev` over `hbm`; matmuls at `matmul_rate` FLOP/s
+  /// (whole chip) unless `compute` prices them otherwise.
+  Machine(const DeviceSpec& dev, const Hbm& hbm, double matmul_rate, bool double_buffer,
+          ComputeModel compute = ComputeModel::ideal);
 
   /// @brief Puts Q (Br-row tiles), K and V (Bc-row tiles) in L2 while they fit.
   void warm_inputs(std::int64_t br, std::int64_t bc);
@@ -48,7 +51,8 @@ class Machine {
   /// @brief Busy seconds of each resource since begin_kernel.
   std::array<double, kBoundCount> kernel_busy() const;
 
-  const L2Cache& l2() const { return l2_; }
+  /// @brief The L2 with what it holds now.
+  const PartitionedL2& l2() const { return l2_; }
 
  private:
   struct Sm {
@@ -62,7 +66,8 @@ class Machine {
   const Hbm& hbm_;
   double matmul_per_sm_, fp32_per_sm_, exp_per_sm_, sram_bw_;
   bool double_buffer_;
-  L2Cache l2_;
+  ComputeModel compute_;
+  PartitionedL2 l2_;
   Server hbm_server_, l2_server_;
   std::vector<Sm> sms_;
 };

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <queue>
 #include <vector>
 
 #include "fasim/block.hpp"
@@ -17,6 +16,7 @@
 #include "fasim/timing.hpp"
 #include "fasim/mapping.hpp"
 #include "fasim/program.hpp"
+#include "fasim/ready_queue.hpp"
 #include "fasim/step.hpp"
 #include "fasim/workload.hpp"
 
@@ -28,6 +28,8 @@ struct SimOptions {
   std::uint64_t seed = 1;    ///< seed of the random inputs
   WatchedRow watch{};        ///< row whose running m and l the steps report
   L2Start l2 = L2Start::cold;  ///< L2 starts empty or holding Q, K and V
+  /// how compute steps are priced (fasim compare picks its CUDA kernel's)
+  ComputeModel compute = ComputeModel::ideal;
 };
 
 /// @brief Predicted time of the whole run.
@@ -107,7 +109,9 @@ class Simulation {
   };
   void start_kernel(double t);
   void finish_kernel();
-  void dispatch(std::size_t slot, double t);
+  // Starts the kernel's next block in `slot` at time t; returns when it is
+  // ready (t), or ReadyQueue::kIdle when the grid has no block left.
+  double dispatch(std::size_t slot, double t);
 
   DeviceSpec device_;
   Workload workload_;
@@ -120,15 +124,14 @@ class Simulation {
   Ledger ledger_;
   std::unique_ptr<Machine> machine_;
   TimeReport time_;
-  Step step_{};
+  Step step_{};  // every block writes its steps here (block.hpp says why)
 
   std::size_t kernel_ = 0;       // the running kernel
   std::int64_t next_block_ = 0;  // next block of it to dispatch
   double kernel_end_ = 0;        // latest block or store end seen in it
   std::vector<Slot> slots_;
-  // (ready time, slot): the block that can issue a step earliest goes next.
-  std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>,
-                      std::greater<>> ready_;
+  // The block that can issue a step earliest goes next (ties: the lower slot).
+  ReadyQueue ready_;
   bool done_ = false;
 };
 

@@ -18,11 +18,39 @@
 namespace fasim {
 
 /// @brief What limits a kernel's time.
-enum class Bound : std::uint8_t { hbm, l2, sram, matmul, fp32, exp, latency, launch };
+enum class Bound : std::uint8_t {
+  hbm,      ///< HBM (DRAM) bandwidth
+  l2,       ///< L2 bandwidth
+  sram,     ///< shared-memory bandwidth of the busiest SM
+  matmul,   ///< matmul rate (tensor cores, or FP32 cores for fp32)
+  fp32,     ///< FP32 rate of non-matmul work (softmax, rescaling)
+  exp,      ///< special-function units (exponentials)
+  latency,  ///< no resource is busy half the time: blocks mostly wait on memory latency
+  launch    ///< the kernel launch overhead is most of the time
+};
+/// @brief How many Bound values there are (the size of KernelTime::busy).
 inline constexpr int kBoundCount = 8;
 
 /// @brief "HBM", "L2", "SRAM", "matmul", "FP32", "exp", "latency", "launch".
 std::string_view name(Bound b);
+
+/// @brief How compute steps are priced: an ideal kernel, or one of fasim's
+/// CUDA kernels, so that `fasim compare` predicts the kernel that really runs.
+enum class ComputeModel : std::uint8_t {
+  /// Matmuls on the storage type's matmul units (tensor cores for fp16 and
+  /// bf16, FP32 units for fp32), operands from registers: the algorithm's cost.
+  ideal,
+  /// fasim's CUDA teaching kernels (versions 1-3): every multiply-add runs on
+  /// the FP32 units and reads both operands from shared memory, 4-byte words,
+  /// so each 2 matmul FLOPs cost 8 bytes of the SM's shared-memory port.
+  cuda_simt,
+  /// fasim's tensor-core kernel (version 4): matmuls as `ideal`, but one
+  /// thread block per SM (its 170-230 registers per thread allow no more).
+  cuda_mma,
+};
+
+/// @brief "ideal", "cuda-simt" or "cuda-mma".
+std::string_view name(ComputeModel m);
 
 /// @brief A resource serving requests in arrival order at a fixed rate.
 struct Server {
@@ -41,7 +69,7 @@ struct Server {
 
 /// @brief The predicted time of one kernel.
 struct KernelTime {
-  std::string_view name;
+  std::string_view name;           ///< the kernel's name in the Program, e.g. "flash2 forward"
   std::int64_t grid = 0;           ///< thread blocks
   std::int64_t blocks_per_sm = 0;  ///< occupancy: blocks resident on one SM at once
   std::int64_t waves = 0;          ///< ceil(grid / (SMs * blocks_per_sm))
@@ -51,8 +79,9 @@ struct KernelTime {
   /// Busy seconds per Bound (hbm .. exp; latency and launch unused): chip-wide
   /// resources summed, per-SM resources the busiest SM.
   std::array<double, kBoundCount> busy{};
-  Bound bound = Bound::latency;
+  Bound bound = Bound::latency;    ///< what limits this kernel (see classify())
 
+  /// @brief The kernel's time in seconds, launch included: end_s - start_s.
   double seconds() const { return end_s - start_s; }
   /// @brief busy / (time after the launch) of one resource.
   double utilization(Bound b) const {

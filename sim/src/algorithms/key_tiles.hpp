@@ -79,10 +79,10 @@ void add_pv(const Workload& w, Out&& out, const TileMatrix& p, const TileMatrix&
 /// [c0 + done, c0 + cols) of K/V head bkv into dst (at row `done`) and
 /// advances done. Contiguous K/V: the whole tile in one load. Use as
 /// `for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, k, TensorId::K, bkv, c0, cols, r);`
-inline Step load_kv(Block& blk, Tile& dst, TensorId t, std::int64_t bkv, std::int64_t c0, std::int64_t cols,
-                    std::int64_t& done) {
+inline Step& load_kv(Block& blk, Tile& dst, TensorId t, std::int64_t bkv, std::int64_t c0, std::int64_t cols,
+                     std::int64_t& done) {
   const KvPiece p = kv_piece(blk.workload(), blk.hbm().block_table, bkv, c0 + done, cols - done);
-  Step s = blk.load_from(dst, t, p.slot, p.row0, p.rows, 0, blk.workload().d, done);
+  Step& s = blk.load_from(dst, t, p.slot, p.row0, p.rows, 0, blk.workload().d, done);
   done += p.rows;
   return s;
 }

@@ -80,7 +80,7 @@ constexpr Flops finish_flops(std::int64_t rows, std::int64_t d) {
 
 /// @brief Marks step st with the watched row's running m and l (ml's row
 /// `watched`), when the row lives in this block and values are computed.
-inline Step with_row(Step st, const Tile& ml, std::int64_t watched, bool numerics) {
+inline Step& with_row(Step& st, const Tile& ml, std::int64_t watched, bool numerics) {
   if (watched >= 0 && numerics) {
     st.has_row = true;
     st.row_m = ml.data(watched, 0);

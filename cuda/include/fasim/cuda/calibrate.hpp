@@ -101,6 +101,8 @@ struct Calibration {
   std::int64_t l2_line_bytes = 128;
   /// L2 sector, from the guide: what L2 fills and writes back
   std::int64_t l2_sector_bytes = 32;
+  /// L2 partitions, from the A100 and H100 whitepapers: 2 from sm_80 on, else 1
+  std::int64_t l2_partitions = 1;
 
   // Measured
   double clock_ghz = 0;          ///< SM clock during the FP32 benchmark

@@ -18,10 +18,11 @@
 
 namespace fasim::cuda {
 
-/// @brief Empties the GPU's L2 of everything a kernel left there: writes a
-/// scratch buffer of `factor` x the L2 size, then reads it back, so dirty
-/// lines of earlier kernels are written to DRAM now, and L2 ends up holding
-/// clean scratch lines only (which a later kernel evicts without a DRAM write).
+/// @brief Empties the GPU's L2 of everything a kernel left there: reads a
+/// scratch buffer of `factor` x the L2 size twice (written once, when the
+/// flusher is made), so dirty lines of earlier kernels are written to DRAM
+/// now, and L2 ends up holding clean scratch lines only (which a later kernel
+/// evicts without a DRAM write).
 class L2Flusher {
  public:
   /// @brief Allocates the scratch buffer (factor >= 2). Throws std::runtime_error

@@ -59,11 +59,13 @@ struct Measurement {
   L2Start l2 = L2Start::cold;
   /// seed of the random inputs
   std::uint64_t seed = 1;
-  ByteCounts own{};                     ///< the kernels' own counters, per tensor
+  ByteCounts own{};                     ///< the kernels' own counters, per tensor (version 5: closed form)
+  bool own_counted = true;              ///< false: `own` is the closed form, not counted (version 5)
+  bool causal = false;                  ///< the workload was causal (matmul_flops halved)
   std::optional<HwCounters> hw;         ///< CUPTI counters; unset if unavailable
   std::string hw_unavailable;           ///< why hw is unset (one line), else empty
   TimeStats time;                       ///< unprofiled, uncounted launches
-  double matmul_flops = 0;              ///< 4 * batch * heads * N^2 * d
+  double matmul_flops = 0;              ///< 4 * batch * heads * N^2 * d, halved when causal (FlashAttention-2's count)
   bool checked = false;                 ///< numerics below were computed
   double max_abs_error = 0;             ///< max |O - O_ref|
   double max_rel_error = 0;             ///< max |O - O_ref| / max |O_ref| (normwise, as the simulator)
@@ -85,11 +87,12 @@ Measurement measure(const DeviceSpec& dev, const Workload& w, const Mapping& m, 
                     std::uint64_t seed, const MeasureOptions& options = {});
 
 /// @brief The measurement as JSON: gpu {name, description, driver}, kernel
-/// {version, name}, l2_start, seed, hbm {read_bytes, write_bytes, by_tensor},
+/// {version, name}, l2_start, seed, hbm {read_bytes, write_bytes, by_tensor,
+/// counted, source},
 /// counters {available, reason | chip, passes, dram {read_bytes, write_bytes},
 /// l2 {read_bytes, write_bytes, read_hit_sectors, read_miss_sectors, hit_rate},
 /// global {load_bytes, store_bytes}, range_seconds}, time {median_s, min_s,
-/// max_s, runs, warmup, samples_s}, tflops, numerics {max_abs_error,
+/// max_s, runs, warmup, samples_s}, matmul_flops, causal, tflops, numerics {max_abs_error,
 /// max_rel_error} (when checked).
 nlohmann::json to_json(const Measurement& m);
 

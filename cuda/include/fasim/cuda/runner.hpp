@@ -1,6 +1,7 @@
 // The CUDA backend's host API: runs one attention forward pass on the GPU
 // with the simulator's shape, tiles and inputs, and reads back O and the
-// kernels' own HBM byte counters (which equal the simulator's Ledger).
+// kernels' own HBM byte counters (which equal the simulator's Ledger). Plain
+// or causal attention (N_kv = N, no window, no GQA, no pages).
 //
 //   if (auto why = fasim::cuda::gpu_unavailable()) { say *why; stop; }
 //   const auto in = fasim::cuda::random_inputs(w, seed);   // as the simulator's
@@ -33,10 +34,21 @@ enum class KernelVersion : int {
   flash2 = 2,      ///< FlashAttention-2, fp32 arithmetic, any tiles
   flash1 = 3,      ///< FlashAttention (paper Algorithm 1), fp32 arithmetic
   flash2_mma = 4,  ///< FlashAttention-2 on tensor cores: fp16/bf16, Br, Bc, d in {64, 128}
+  naive_cublas = 5,  ///< standard attention by cuBLAS GEMMs and a softmax kernel (PyTorch eager's way)
 };
 
-/// @brief "naive", "flash2-fp32", "flash1-fp32" or "flash2-mma".
+/// @brief Every version, in order.
+inline constexpr KernelVersion kAllVersions[] = {KernelVersion::naive, KernelVersion::flash2, KernelVersion::flash1,
+                                                 KernelVersion::flash2_mma, KernelVersion::naive_cublas};
+
+/// @brief "naive", "flash2-fp32", "flash1-fp32", "flash2-mma" or "naive-cublas".
 std::string_view name(KernelVersion v);
+/// @brief The version named `text`: its number ("5"), its name ("naive-cublas")
+/// or "cublas"; nullopt if none.
+std::optional<KernelVersion> parse_version(std::string_view text);
+/// @brief False for version 5: cuBLAS moves bytes the kernel cannot count, so
+/// its RunResult::hbm is the closed form naive_cublas_hbm(), not a count.
+bool counts_own_bytes(KernelVersion v);
 /// @brief The algorithm (tile program of sim/) a version runs.
 Algo algo_of(KernelVersion v);
 /// @brief The version for a mapping's algorithm: flash2 runs on tensor cores
@@ -49,6 +61,21 @@ class CudaError : public std::runtime_error {
   /// @brief `message` names the call that failed and its CUDA error.
   explicit CudaError(const std::string& message) : std::runtime_error(message) {}
 };
+
+/// @brief HBM bytes per tensor (index with fasim::index(TensorId)).
+using ByteCounts = std::array<Traffic, kTensorCount>;
+
+/// @brief Why the kernels cannot compute this workload's variant (they run
+/// plain or causal attention with N_kv = N, K/V heads = heads, no window, no
+/// pages), as one line naming the flags to drop; nullopt if they can. Needs no GPU.
+std::optional<std::string> unsupported_variant(const Workload& w);
+
+/// @brief HBM bytes of version 5 in closed form, each tensor once per step
+/// (e = element bytes, bh = batch * heads): GEMM 1 reads Q and K (bh N d e
+/// each) and writes S (bh N^2 e); the softmax reads S and writes P (bh N^2 e
+/// each); GEMM 2 reads P and V and writes O. The least the three steps can
+/// move; cuBLAS's real traffic is not counted (causal or not: S is computed in full).
+ByteCounts naive_cublas_hbm(const Workload& w);
 
 /// @brief Why no GPU can run the kernels: no CUDA device, a driver or runtime
 /// error, or no kernel image for the GPU's architecture. nullopt if one can.
@@ -77,9 +104,6 @@ struct Inputs {
 /// N(0, 1) floats, Q then K then V, each rounded to the dtype.
 Inputs random_inputs(const Workload& w, std::uint64_t seed);
 
-/// @brief HBM bytes per tensor (index with fasim::index(TensorId)).
-using ByteCounts = std::array<Traffic, kTensorCount>;
-
 /// @brief How to run.
 struct RunOptions {
   /// which kernel version runs
@@ -94,7 +118,8 @@ struct RunOptions {
 struct RunResult {
   std::vector<float> o;    ///< (bh, N, d) as stored, widened to float
   std::vector<float> lse;  ///< flash2 versions: L = m + log l, (bh, N); else empty
-  ByteCounts hbm{};        ///< the kernels' own counters; zeros unless counting
+  ByteCounts hbm{};        ///< the kernels' own counters (zeros unless counting); version 5: the closed form
+  bool hbm_counted = true;  ///< false: hbm is naive_cublas_hbm(), not counted (version 5)
 };
 
 /// @brief The GPU buffers of one workload: upload once, launch many times.

@@ -1,0 +1,59 @@
+// PartitionedL2: an L2 split into partitions, as on A100, H100 and H200.
+//
+// Model (stated, and measured against a GPU in docs/results):
+//  - the L2 is `partitions` equal caches (L2Cache each, capacity L2 / P);
+//  - every address has one home partition; addresses are hashed finely, so
+//    each tile's sectors spread evenly: partition k is home to 1/P of them;
+//  - an SM sits next to one partition (SM s: partition s * P / SMs). A read
+//    of a sector homed in its own partition is an ordinary cache access. A
+//    read of a sector homed elsewhere first looks for a copy in the SM's own
+//    partition; on a miss it asks the home partition (an L2 hit if the home
+//    has it, a DRAM read if not), and the SM's partition keeps a clean copy;
+//  - a write goes to the home partition (write-back, write-allocate) and
+//    drops every copy of the tile, which is now stale;
+//  - only home partitions talk to DRAM: misses at home are DRAM reads, dirty
+//    tiles evicted at home are DRAM writes. Copies are clean, so evicting one
+//    costs nothing, but copies take room that home data would otherwise use.
+// With one partition this is exactly the L2Cache model.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "fasim/l2_cache.hpp"
+
+namespace fasim {
+
+/// @brief An L2 of P partitions, each a tile-granular LRU write-back cache.
+class PartitionedL2 {
+ public:
+  /// @brief `capacity_bytes` in all, split over `partitions`; `sms` SMs split alike.
+  PartitionedL2(std::int64_t capacity_bytes, std::int64_t partitions, std::int64_t sms,
+                std::int64_t sector_bytes);
+
+  /// @brief A read of `bytes` (sector-rounded) of tile `key` by SM `sm`.
+  L2Access read(const TileKey& key, std::int64_t bytes, std::int64_t sm);
+  /// @brief A write of `bytes` (sector-rounded) of tile `key` by SM `sm`.
+  L2Access write(const TileKey& key, std::int64_t bytes, std::int64_t sm);
+  /// @brief Puts a clean tile at home (a warm start); false if it does not fit.
+  bool preload(const TileKey& key, std::int64_t bytes);
+
+  /// @brief Bytes of dirty tiles now in the cache (all partitions).
+  std::int64_t dirty_bytes() const;
+  /// @brief Bytes of all tiles now in the cache, copies included.
+  std::int64_t used_bytes() const;
+  /// @brief Number of partitions.
+  std::int64_t partitions() const { return static_cast<std::int64_t>(parts_.size()); }
+  /// @brief The partition next to SM `sm`.
+  std::int64_t partition_of(std::int64_t sm) const;
+
+ private:
+  /// Bytes of a `bytes`-byte tile homed in partition k: its sectors dealt out evenly.
+  std::int64_t share(std::int64_t bytes, std::int64_t k) const;
+
+  std::vector<L2Cache> parts_;
+  std::int64_t sms_;
+  std::int64_t sector_;
+};
+
+}  // namespace fasim

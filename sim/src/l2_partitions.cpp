@@ -1,0 +1,95 @@
+#include "fasim/l2_partitions.hpp"
+
+#include <algorithm>
+
+namespace fasim {
+
+namespace {
+void add(L2Access& to, const L2Access& a) {
+  to.hit_bytes += a.hit_bytes;
+  to.miss_bytes += a.miss_bytes;
+  to.writeback_bytes += a.writeback_bytes;
+}
+TileKey copy_of(TileKey k) {
+  k.copy = true;
+  return k;
+}
+}  // namespace
+
+PartitionedL2::PartitionedL2(std::int64_t capacity_bytes, std::int64_t partitions, std::int64_t sms,
+                             std::int64_t sector_bytes)
+    : sms_(std::max<std::int64_t>(sms, 1)), sector_(std::max<std::int64_t>(sector_bytes, 1)) {
+  const std::int64_t p = std::max<std::int64_t>(partitions, 1);
+  parts_.assign(static_cast<std::size_t>(p), L2Cache(capacity_bytes / p));
+}
+
+std::int64_t PartitionedL2::partition_of(std::int64_t sm) const {
+  return std::clamp<std::int64_t>(sm * partitions() / sms_, 0, partitions() - 1);
+}
+
+std::int64_t PartitionedL2::share(std::int64_t bytes, std::int64_t k) const {
+  const std::int64_t p = partitions();
+  if (p == 1) return bytes;
+  const std::int64_t sectors = bytes / sector_, rest = bytes % sector_;
+  std::int64_t b = (sectors / p + (k < sectors % p ? 1 : 0)) * sector_;
+  if (k == sectors % p) b += rest;  // a part-sector (never for sector-rounded tiles) goes to one home
+  return b;
+}
+
+L2Access PartitionedL2::read(const TileKey& key, std::int64_t bytes, std::int64_t sm) {
+  const std::int64_t near = partition_of(sm);
+  L2Access total;
+  for (std::int64_t k = 0; k < partitions(); ++k) {
+    const std::int64_t b = share(bytes, k);
+    if (b == 0) continue;
+    L2Cache& home = parts_[static_cast<std::size_t>(k)];
+    if (k == near) {
+      add(total, home.read(key, b));
+      continue;
+    }
+    // Far sectors: the near partition's copy, else the home partition (which
+    // keeps them), and the near partition keeps a copy either way.
+    const L2Access c = parts_[static_cast<std::size_t>(near)].read(copy_of(key), b);
+    total.writeback_bytes += c.writeback_bytes;
+    if (c.hit_bytes > 0) {
+      total.hit_bytes += c.hit_bytes;
+      continue;
+    }
+    add(total, home.read(key, b));
+  }
+  return total;
+}
+
+L2Access PartitionedL2::write(const TileKey& key, std::int64_t bytes, std::int64_t sm) {
+  (void)sm;  // a write goes home wherever it comes from
+  L2Access total;
+  for (std::int64_t k = 0; k < partitions(); ++k) {
+    L2Cache& part = parts_[static_cast<std::size_t>(k)];
+    if (partitions() > 1) part.drop(copy_of(key));
+    const std::int64_t b = share(bytes, k);
+    if (b > 0) add(total, part.write(key, b));
+  }
+  return total;
+}
+
+bool PartitionedL2::preload(const TileKey& key, std::int64_t bytes) {
+  for (std::int64_t k = 0; k < partitions(); ++k) {
+    const std::int64_t b = share(bytes, k);
+    if (b > 0 && !parts_[static_cast<std::size_t>(k)].preload(key, b)) return false;
+  }
+  return true;
+}
+
+std::int64_t PartitionedL2::dirty_bytes() const {
+  std::int64_t n = 0;
+  for (const L2Cache& p : parts_) n += p.dirty_bytes();
+  return n;
+}
+
+std::int64_t PartitionedL2::used_bytes() const {
+  std::int64_t n = 0;
+  for (const L2Cache& p : parts_) n += p.used_bytes();
+  return n;
+}
+
+}  // namespace fasim

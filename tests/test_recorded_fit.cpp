@@ -1,0 +1,268 @@
+// The fit of the model to a recorded GPU run as numbers (recorded_fit.hpp):
+// picking points, counting them within their bars, the JSON that
+// `fasim compare --recorded --json` prints, and the ```recorded blocks of a
+// lesson that read it. Tag [fidelity][lesson].
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "fasim/error.hpp"
+#include "fasim/lesson.hpp"
+#include "fasim/lesson_numbers.hpp"
+#include "fasim/recorded_fit.hpp"
+
+using Catch::Contains;
+using Catch::StartsWith;
+using namespace fasim;
+using fasim::test::run_fasim;
+
+namespace {
+
+const std::string kSweep = std::string(FASIM_SOURCE_DIR) + "/docs/results/h200-2026-11-21-sweep.csv";
+const char* kHeader = "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured\n";
+
+std::string write(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// Measured = predicted x this factor, per metric: HBM exact, L2 reads 5% over
+// (in the 10% bar), L2 writes exact, DRAM reads 50% over, DRAM writes half,
+// time 4x (all three outside their bars).
+constexpr double kFactor[kMetricCount] = {1, 1, 1.05, 1, 1.5, 0.5, 4};
+
+// Two flash2 points on the h200 profile, their "measurements" made from the
+// simulator's own predictions by kFactor, so every error is known exactly.
+struct Synthetic {
+  test::ScratchDir dir;
+  std::string csv;
+  std::vector<MetricValues> predicted;
+  Synthetic() {
+    const std::string rows[] = {"NVIDIA H200,580,2026-11-21,flash2,fp16,1,2,256,64,64,64,cold,",
+                                "NVIDIA H200,580,2026-11-21,flash2,fp16,1,2,512,64,64,64,cold,"};
+    std::string probe = kHeader;  // first pass: the predictions
+    for (const auto& row : rows)
+      for (std::size_t m = 0; m < kMetricCount; ++m) probe += row + name(static_cast<Metric>(m)) + ",1,1\n";
+    const auto points = read_recorded_csv(write(dir.path() / "probe.csv", probe));
+    for (const Reprediction& r : repredict(points, load_device("h200"))) predicted.push_back(r.predicted);
+    std::string text = kHeader;
+    for (std::size_t p = 0; p < 2; ++p)
+      for (std::size_t m = 0; m < kMetricCount; ++m) {
+        char measured[64];
+        std::snprintf(measured, sizeof measured, "%.17g", predicted[p][m] * kFactor[m]);
+        text += rows[p] + name(static_cast<Metric>(m)) + ",0," + measured + "\n";
+      }
+    csv = write(dir.path() / "run-sweep.csv", text);
+  }
+};
+
+// Lessons here never run a scenario.
+std::unique_ptr<Simulation> no_runs(const std::vector<std::string>&, bool) {
+  throw UserError("this test runs no scenarios");
+}
+
+}  // namespace
+
+TEST_CASE("recorded selection: --recorded FILE, --device and one-value filters", "[fidelity]") {
+  const RecordedSelection s =
+      parse_recorded_selection({"fasim", "compare", "--recorded", "x-sweep.csv", "--algo", "flash2", "--N", "4096"});
+  CHECK(s.csv == "x-sweep.csv");
+  CHECK(s.device.empty());
+  REQUIRE(s.filters.size() == 2);
+  CHECK(s.filters[1] == std::make_pair(std::string("--N"), std::string("4096")));
+  CHECK(parse_recorded_selection({"--device", "h200", "--recorded", "y.csv"}).device == "h200");
+
+  CHECK_THROWS_WITH(parse_recorded_selection({"--algo", "flash2"}), StartsWith("no recorded run named; add --recorded"));
+  CHECK_THROWS_WITH(parse_recorded_selection({"--recorded", "x.csv", "--window", "8"}),
+                    StartsWith("unknown flag '--window' for recorded points"));
+  CHECK_THROWS_WITH(parse_recorded_selection({"--recorded"}), StartsWith("--recorded needs a value"));
+  CHECK_THROWS_WITH(parse_recorded_selection({"--recorded", "x.csv", "--N", "--d", "64"}), StartsWith("--N needs a value"));
+  CHECK_THROWS_WITH(parse_recorded_selection({"--recorded", "x.csv", "--N", "1", "--N", "2"}),
+                    StartsWith("--N is given twice"));
+}
+
+TEST_CASE("recorded fit: points in bar, mean and largest error follow from predicted and measured", "[fidelity]") {
+  Synthetic run;
+  const auto points = read_recorded_csv(run.csv);
+  const auto reps = repredict(points, load_device("h200"));
+  REQUIRE(reps.size() == 2);
+  for (std::size_t m = 0; m < kMetricCount; ++m) {
+    const auto metric = static_cast<Metric>(m);
+    INFO(name(metric));
+    const MetricFit f = fit_of(reps, metric);
+    // |p - f p| / (f p), and 0 where nothing was predicted (nor measured).
+    double sum = 0, max = 0;
+    int in_bar = 0;
+    for (const MetricValues& p : run.predicted) {
+      const double error = p[m] == 0 ? 0 : std::abs((1 - kFactor[m]) / kFactor[m] * 100);
+      sum += error;
+      max = std::max(max, error);
+      in_bar += bar_pct(metric) == 0 ? kFactor[m] == 1 || p[m] == 0 : error <= bar_pct(metric);
+    }
+    CHECK(f.points == 2);
+    CHECK(f.mean_abs_error_pct == Approx(sum / 2).margin(1e-9));
+    CHECK(f.max_abs_error_pct == Approx(max).margin(1e-9));
+    CHECK(f.in_bar == in_bar);
+  }
+  // The factors put time outside its bar at both points.
+  CHECK(fit_of(reps, Metric::time_s).in_bar == 0);
+
+  const nlohmann::json all = recorded_fit_json(reps, load_device("h200"), {run.csv, "h200", {}});
+  CHECK(all["points"] == 2);
+  CHECK(all["gpu"] == "NVIDIA H200");
+  CHECK(all["fit"]["time_s"]["bar_pct"] == bar_pct(Metric::time_s));
+  CHECK(all["spec"]["l2_bytes"] == load_device("h200").l2_bytes);
+  CHECK(all["spec"]["fp32_flops"] == load_device("h200").fp32_flops);
+  CHECK(all["misses"] == find_misses(reps).size());
+  CHECK_FALSE(all.contains("measured"));  // per-point keys only for one point
+
+  const auto one = select_recorded(reps, {{"--N", "512"}});
+  REQUIRE(one.size() == 1);
+  const nlohmann::json j = recorded_fit_json(one, load_device("h200"), {run.csv, "h200", {{"--N", "512"}}});
+  CHECK(j["point"] == describe(*one[0].point));
+  CHECK(j["filters"]["N"] == "512");
+  CHECK(j["predicted"]["time_s"].get<double>() == run.predicted[1][6]);
+  CHECK(j["measured"]["time_s"].get<double>() == Approx(run.predicted[1][6] * kFactor[6]));
+  CHECK(j["error_pct"]["time_s"].get<double>() == Approx(error_pct(run.predicted[1][6], run.predicted[1][6] * 4)));
+  CHECK(j["bound"] == one[0].bound);
+}
+
+TEST_CASE("recorded fit: a filter that keeps nothing names the values there are", "[fidelity]") {
+  Synthetic run;
+  const auto points = read_recorded_csv(run.csv);
+  const auto reps = repredict(points, load_device("h200"));
+  CHECK(select_recorded(reps, {{"--algo", "flash2"}, {"--l2", "cold"}}).size() == 2);
+  CHECK_THROWS_WITH(select_recorded(reps, {{"--N", "1024"}}),
+                    "no recorded point has --N 1024; the points there have --N 256, 512");
+  CHECK_THROWS_WITH(select_recorded(reps, {{"--N", "256"}, {"--d", "128"}}),
+                    StartsWith("no recorded point has --d 128 (with the filters before it); the points there have --d 64"));
+  // Points not yet predicted are picked the same way.
+  const auto kept = select_recorded(points, {{"--N", "512"}});
+  REQUIRE(kept.size() == 1);
+  CHECK(describe(kept[0]) == describe(*select_recorded(reps, {{"--N", "512"}})[0].point));
+  CHECK_THROWS_WITH(select_recorded(points, {{"--algo", "naive"}}),
+                    "no recorded point has --algo naive; the points there have --algo flash2");
+}
+
+TEST_CASE("recorded fit: the H200 sweep is read once and keeps HBM exact at every point", "[fidelity]") {
+  RecordedFits fits;
+  RecordedSelection all;
+  all.csv = kSweep;
+  const nlohmann::json& j = fits.get(all);
+  const auto points = read_recorded_csv(kSweep);
+  CHECK(j["points"] == points.size());
+  CHECK(j["device"] == load_device(recorded_device_path(kSweep)).name);
+  for (const char* m : {"hbm_read_bytes", "hbm_write_bytes"}) CHECK(j["fit"][m]["in_bar"] == points.size());
+  RecordedSelection one = all;
+  one.filters = {{"--algo", "flash2"}, {"--dtype", "fp16"}, {"--N", "4096"}, {"--d", "64"}};
+  const nlohmann::json& p = fits.get(one);
+  REQUIRE(p["points"] == 1);
+  // HBM requests are the kernel's own counters: the simulator's count exactly.
+  CHECK(p["predicted"]["hbm_read_bytes"] == p["measured"]["hbm_read_bytes"]);
+  CHECK(&fits.get(one) == &p);  // cached
+}
+
+TEST_CASE("lesson: a recorded block's numbers are those of its fit", "[lesson][fidelity]") {
+  Synthetic run;
+  const std::string md = "# T\n\nIntro.\n\n## A\n\n```recorded all\n--recorded run-sweep.csv --device h200\n```\n\n"
+                         "```recorded small\nfasim compare --recorded run-sweep.csv --device h200 --N 256\n```\n\n"
+                         "In bar: {{ fit.time_s.in_bar of all }}. Measured: {{ measured.time_s of small | raw }}.\n"
+                         "Ratio: {{ calc: [measured.dram_read_bytes of small] / [predicted.dram_read_bytes of small] }}.\n"
+                         "Inline: {{ points of --recorded run-sweep.csv --device h200 --d 64 }}.\n";
+  const std::string origin = (run.dir.path() / "08-x.md").string();  // paths are relative to the lesson
+  const Lesson L = parse_lesson(md, origin);
+  REQUIRE(L.recorded.size() == 2);
+  CHECK(L.recorded_named("small")->args.front() == "--recorded");  // "fasim compare" dropped
+  CHECK(L.sections[0].blocks[0].kind == LessonBlockKind::recorded);
+
+  ScenarioReports reports(no_runs);
+  LessonNumbers numbers(L, reports);
+  const std::string text = numbers.expand(L.sections[0].blocks[2].text, L.sections[0].blocks[2].line);
+  CHECK_THAT(text, Contains("In bar: 0."));  // time is 4x at both points
+  char measured[64];
+  std::snprintf(measured, sizeof measured, "%.17g", run.predicted[0][6] * kFactor[6]);
+  CHECK(numbers.value("measured.time_s of small", 1).get<double>() == Approx(std::stod(measured)));
+  CHECK(numbers.value("calc: [measured.dram_read_bytes of small] / [predicted.dram_read_bytes of small]", 1).get<double>() ==
+        Approx(kFactor[4]));
+  CHECK_THAT(text, Contains("Inline: 2."));
+  CHECK(numbers.recorded_report(L.recorded[0])["points"] == 2);
+  CHECK(numbers.recorded_selection(L.recorded[0]).csv == run.csv);
+
+  // A key of one point on a block of two: the fix is a filter.
+  CHECK_THROWS_WITH(numbers.value("measured.time_s of all", 5),
+                    Contains(":5: 'measured.time_s' is a key of one point, but 'all' keeps 2 recorded points; add filters"));
+  CHECK_THROWS_WITH(numbers.value("fit.time.in_bar of all", 6), Contains("unknown key 'fit.time.in_bar'"));
+}
+
+TEST_CASE("lesson: a bad recorded block is one error naming its line", "[lesson][fidelity]") {
+  auto parse = [](const std::string& block) {
+    return parse_lesson("# T\n\n## A\n\n" + block + "\n", "x.md");
+  };
+  CHECK_THROWS_WITH(parse("```recorded\n--recorded a.csv\n```"), StartsWith("x.md:5: a ```recorded block takes one name"));
+  CHECK_THROWS_WITH(parse("```recorded r\n--recorded a.csv --frob 1\n```"),
+                    StartsWith("x.md:5: unknown flag '--frob' for recorded points"));
+  CHECK_THROWS_WITH(parse("```recorded r\n--algo flash2\n```"), StartsWith("x.md:5: no recorded run named"));
+  CHECK_THROWS_WITH(parse("```fasim r\n--N 16\n```\n\n```recorded r\n--recorded a.csv\n```"),
+                    StartsWith("x.md:9: a scenario named 'r' already exists"));
+
+  const Lesson L = parse("```recorded r\n--recorded missing-sweep.csv --device h200\n```\n\n{{ points of r }}");
+  ScenarioReports reports(no_runs);
+  LessonNumbers numbers(L, reports);
+  CHECK_THROWS_WITH(numbers.recorded_report(L.recorded[0]), StartsWith("x.md:5: this recorded run does not load: "));
+  CHECK_THROWS_WITH(numbers.value("points of r", 9), StartsWith("x.md:9: the recorded run of 'r' does not load: "));
+}
+
+TEST_CASE("compare --recorded: filters, one point's table and --json, no GPU needed", "[fidelity][cli]") {
+  const auto json = run_fasim({"compare", "--recorded", kSweep, "--json"}, std::nullopt, std::chrono::seconds(120));
+  INFO(json.describe());
+  REQUIRE(json.exit_code == 0);
+  RecordedFits fits;
+  RecordedSelection all;
+  all.csv = kSweep;
+  CHECK(nlohmann::json::parse(json.out) == fits.get(all));
+
+  const auto one = run_fasim({"compare", "--recorded", kSweep, "--algo", "flash2", "--dtype", "fp16", "--N", "4096",
+                              "--d", "64"},
+                             std::nullopt, std::chrono::seconds(120));
+  INFO(one.describe());
+  REQUIRE(one.exit_code == 0);
+  CHECK_THAT(one.out, Contains("1 of " + std::to_string(read_recorded_csv(kSweep).size()) +
+                               " points: --algo flash2 --dtype fp16 --N 4096 --d 64"));
+  CHECK_THAT(one.out, Contains("quantity"));
+  for (const char* label : {"HBM read bytes (requests)", "HBM write bytes (requests)"}) {
+    const auto at = one.out.find(label);
+    REQUIRE(at != std::string::npos);
+    CHECK(one.out.substr(at, one.out.find('\n', at) - at).ends_with("exact"));
+  }
+
+  const auto none = run_fasim({"compare", "--recorded", kSweep, "--algo", "decode"});
+  CHECK(none.exit_code == 2);
+  CHECK_THAT(none.err, StartsWith("fasim: error: no recorded point has --algo decode; the points there have --algo "));
+}
+
+TEST_CASE("lesson 08: recorded blocks show their command, summary and one point's table", "[lesson][fidelity][cli]") {
+  const std::string lesson = std::string(FASIM_SOURCE_DIR) + "/lessons/08-sim-vs-gpu.md";
+  const auto page = run_fasim({"lesson", lesson, "--markdown"}, std::nullopt, std::chrono::seconds(120));
+  INFO(page.describe());
+  REQUIRE(page.exit_code == 0);
+  CHECK_THAT(page.out, Contains("**Recorded run** (`one`):"));
+  CHECK_THAT(page.out, Contains("docs/results/h200-2026-11-21-sweep.csv --algo flash2 --dtype fp16 --N 4096 --d 64"));
+  CHECK_THAT(page.out, Contains("| quantity | predicted | measured | error |"));
+  CHECK_THAT(page.out, Contains("| HBM read bytes (requests) |"));
+  CHECK_THAT(page.out, !Contains("{{"));
+
+  // The closed form of the lesson's HBM section is the recorded count.
+  RecordedFits fits;
+  RecordedSelection one;
+  one.csv = kSweep;
+  one.filters = {{"--algo", "flash2"}, {"--dtype", "fp16"}, {"--N", "4096"}, {"--d", "64"}};
+  const nlohmann::json& p = fits.get(one);
+  CHECK(p["measured"]["hbm_read_bytes"].get<double>() == 16.0 * 4096 * 64 * 2 * (1 + 2 * 32));
+  CHECK_THAT(page.out, Contains("| measured | " + test::with_commas(p["measured"]["hbm_read_bytes"].get<long long>()) + " |"));
+}
