@@ -78,6 +78,7 @@ Action add_sweep(CLI::App& app) {
     if (a->resume && a->out.empty())
       throw UserError("--resume needs --out FILE, the file of the interrupted sweep; add --out");
     const SweepSpec spec = build_spec(*a, *sub);
+    const std::size_t jobs = parse_jobs(*a, *sub, default_jobs());
     const std::vector<SweepPoint> points = sweep_points(spec);  // too many points: say so before any file
     std::vector<std::optional<FlatRow>> rows(points.size());
     std::size_t resumed = 0;
@@ -90,7 +91,7 @@ Action add_sweep(CLI::App& app) {
 
     ProgressBar bar(spec);
     const StopSignals stop;  // from here Ctrl-C stops the sweep; finished rows are written below
-    const bool complete = run_missing_points(spec, points, rows, bar);
+    const bool complete = run_missing_points(spec, points, rows, bar, jobs);
     bar.clear();
     const SweepTable table = table_of(rows);
     if (!complete && table.size() == 0) {

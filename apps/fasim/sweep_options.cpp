@@ -1,7 +1,9 @@
 #include "sweep_options.hpp"
 
+#include <charconv>
 #include <optional>
 
+#include "fasim/error.hpp"
 #include "fasim/scenario.hpp"
 
 namespace fasim::cli {
@@ -21,6 +23,8 @@ void add_sweep_flags(CLI::App& sub, SweepArgs& a) {
   sub.add_flag("--numerics", a.numerics, "Also compute values and their error (slower; default: count only)");
   sub.add_option("--out", a.out, "Write the rows to FILE (default: CSV on stdout)");
   sub.add_option("--format", a.format, "csv | jsonl (default: from --out's extension, else csv)");
+  sub.add_option("--jobs", a.jobs,
+                 "Points to run at once, one per core (default: the machine's cores); rows keep grid order");
   sub.add_flag("--resume", a.resume,
                "Keep the points already in --out (from an interrupted run of the same sweep) and run the rest");
 }
@@ -54,6 +58,16 @@ SweepSpec build_spec(const SweepArgs& a, const CLI::App& sub) {
   s.options.numerics = a.numerics;  // a scenario's numerics = true is for `run`; sweeps count only
   s.options.seed = sc.seed.value_or(1);
   return s;
+}
+
+std::size_t parse_jobs(const SweepArgs& a, const CLI::App& sub, std::size_t fallback) {
+  if (sub.count("--jobs") == 0) return fallback;
+  std::size_t jobs = 0;
+  const char* end = a.jobs.data() + a.jobs.size();
+  const auto [ptr, ec] = std::from_chars(a.jobs.data(), end, jobs);
+  if (ec != std::errc() || ptr != end || jobs < 1 || jobs > 1024)
+    throw UserError("--jobs '" + a.jobs + "' is not a whole number from 1 to 1024; write e.g. --jobs 2");
+  return jobs;
 }
 
 }  // namespace fasim::cli

@@ -14,7 +14,7 @@ namespace fasim::cli {
 /// @brief Raw flag values of `fasim sweep`, as typed; each axis is text
 /// parsed by parse_int_axis or parse_name_list.
 struct SweepArgs {
-  std::string N, d, br, bc, algo, dtype, device, batch, heads, scenario, out, format;
+  std::string N, d, br, bc, algo, dtype, device, batch, heads, scenario, out, format, jobs;
   bool numerics = false;  ///< --numerics
   bool resume = false;    ///< --resume
 };
@@ -25,5 +25,9 @@ void add_sweep_flags(CLI::App& sub, SweepArgs& a);
 /// @brief Defaults, then the scenario file, then the flags (`sub` says which
 /// were given). Throws UserError.
 SweepSpec build_spec(const SweepArgs& a, const CLI::App& sub);
+
+/// @brief Points to run at once: --jobs if given (a positive whole number, or
+/// UserError), else `fallback`.
+std::size_t parse_jobs(const SweepArgs& a, const CLI::App& sub, std::size_t fallback);
 
 }  // namespace fasim::cli

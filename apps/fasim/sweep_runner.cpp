@@ -1,5 +1,6 @@
 #include "sweep_runner.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <chrono>
 #include <condition_variable>
@@ -7,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace fasim::cli {
 
@@ -30,33 +32,37 @@ struct Work {
   std::mutex mutex;
   std::condition_variable changed;
   std::vector<std::pair<std::size_t, FlatRow>> finished;  // handed over under mutex
-  std::size_t started = 0;                                // todo entries begun
+  std::size_t started = 0;                                // todo entries begun (handed out)
   std::exception_ptr failure;                             // a bug, not a UserError
-  bool over = false;
+  std::size_t working = 0;                                // workers not yet returned
+  bool over = false;                                      // every worker has returned
 };
 
+// One worker: takes the next todo entry until none is left, a signal came or
+// another worker failed.
 void work(const std::shared_ptr<Work>& w) {
-  for (std::size_t n = 0; n < w->todo.size(); ++n) {
-    const std::size_t i = w->todo[n];
+  for (;;) {
+    std::size_t n = 0;
     {
       std::lock_guard lock(w->mutex);
-      if (g_caught) break;
-      w->started = n + 1;
+      if (g_caught || w->failure || w->started == w->todo.size()) break;
+      n = w->started++;
     }
     w->changed.notify_all();
+    const std::size_t i = w->todo[n];
     try {
       FlatRow row = run_point(w->spec, w->points[i]);
       std::lock_guard lock(w->mutex);
       w->finished.emplace_back(i, std::move(row));
     } catch (...) {
       std::lock_guard lock(w->mutex);
-      w->failure = std::current_exception();
+      if (!w->failure) w->failure = std::current_exception();
       break;
     }
     w->changed.notify_all();
   }
   std::lock_guard lock(w->mutex);
-  w->over = true;
+  w->over = --w->working == 0;
   w->changed.notify_all();
 }
 
@@ -78,8 +84,11 @@ StopSignals::~StopSignals() {
 
 int StopSignals::caught() { return g_caught; }
 
+std::size_t default_jobs() { return std::max(1u, std::thread::hardware_concurrency()); }
+
 bool run_missing_points(const SweepSpec& spec, const std::vector<SweepPoint>& points,
-                        std::vector<std::optional<FlatRow>>& rows, const RunnerProgress& progress) {
+                        std::vector<std::optional<FlatRow>>& rows, const RunnerProgress& progress,
+                        std::size_t jobs) {
   auto w = std::make_shared<Work>();
   w->spec = spec;
   w->points = points;
@@ -92,7 +101,13 @@ bool run_missing_points(const SweepSpec& spec, const std::vector<SweepPoint>& po
     if (progress && !points.empty()) progress(points.size(), points.size(), points.back());
     return true;
   }
-  std::thread worker(work, w);
+  const std::size_t n_workers = std::clamp<std::size_t>(jobs, 1, w->todo.size());
+  w->working = n_workers;  // before any worker starts: each counts itself out when it returns
+  std::vector<std::thread> workers;
+  for (std::size_t k = 0; k < n_workers; ++k) workers.emplace_back(work, w);
+  auto join_all = [&workers] {
+    for (std::thread& t : workers) t.join();
+  };
   std::size_t shown = 0;  // todo entries whose start was reported
   std::unique_lock lock(w->mutex);
   for (;;) {
@@ -103,9 +118,9 @@ bool run_missing_points(const SweepSpec& spec, const std::vector<SweepPoint>& po
       ++done;
     }
     w->finished.clear();
-    if (w->failure) {
+    if (w->failure) {  // the other workers take no new point; wait for the running ones
       lock.unlock();
-      worker.join();
+      join_all();
       std::rethrow_exception(w->failure);
     }
     if (progress && w->started > shown) {
@@ -115,12 +130,12 @@ bool run_missing_points(const SweepSpec& spec, const std::vector<SweepPoint>& po
     if (w->over) break;
     if (g_caught) {
       lock.unlock();
-      worker.detach();  // the running point is abandoned; the caller exits
+      for (std::thread& t : workers) t.detach();  // the running points are abandoned; the caller exits
       return false;
     }
   }
   lock.unlock();
-  worker.join();
+  join_all();
   if (done < points.size()) return false;  // a signal stopped it between points
   if (progress) progress(points.size(), points.size(), points.back());
   return true;

@@ -1,7 +1,9 @@
 // Runs the points of a sweep so that Ctrl-C loses nothing finished: points run
-// one after another on a worker thread while this thread watches for SIGINT
-// and SIGTERM. On a signal it returns at once with the rows finished so far;
-// the point still running is abandoned (the caller writes the rows and exits).
+// on worker threads (one per job, each taking the next point in grid order)
+// while this thread watches for SIGINT and SIGTERM. On a signal it returns at
+// once with the rows finished so far; the points still running are abandoned
+// (the caller writes the rows and exits). Each row goes to its point's place,
+// so the rows come out in grid order whatever the number of jobs.
 #pragma once
 
 #include <cstddef>
@@ -29,10 +31,16 @@ class StopSignals {
   static int caught();
 };
 
-/// @brief Runs run_point for every point whose row is missing, in order,
-/// filling rows[i]. Returns true when all ran; false if StopSignals caught a
-/// signal first (rows holds what finished). Needs a live StopSignals.
+/// @brief Runs run_point for every point whose row is missing, `jobs` points
+/// at a time (started in grid order), filling rows[i]. Returns true when all
+/// ran; false if StopSignals caught a signal first (rows holds what
+/// finished, which with several jobs need not be the first points). Needs a
+/// live StopSignals.
 bool run_missing_points(const SweepSpec& spec, const std::vector<SweepPoint>& points,
-                        std::vector<std::optional<FlatRow>>& rows, const RunnerProgress& progress);
+                        std::vector<std::optional<FlatRow>>& rows, const RunnerProgress& progress,
+                        std::size_t jobs = 1);
+
+/// @brief The default number of jobs: the machine's cores (at least 1).
+std::size_t default_jobs();
 
 }  // namespace fasim::cli

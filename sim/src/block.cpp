@@ -18,10 +18,9 @@ Step& Block::load_from(Tile& dst, TensorId t, std::int64_t head, std::int64_t ro
                        std::int64_t col0, std::int64_t cols, std::int64_t dst_row0, std::int64_t dst_col0) {
   const HbmTensor& src = hbm_.at(t);
   if (numerics_) {
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const float* from = &src.values[static_cast<std::size_t>(src.offset(head, row0 + r, col0))];
-      for (std::int64_t c = 0; c < cols; ++c) dst.data(dst_row0 + r, dst_col0 + c) = from[c];
-    }
+    for (std::int64_t r = 0; r < rows; ++r)  // a tile row is contiguous in HBM and on chip
+      src.values.read(static_cast<std::size_t>(src.offset(head, row0 + r, col0)), static_cast<std::size_t>(cols),
+                      &dst.data(dst_row0 + r, dst_col0));
   }
   Step& s = make(StepKind::load, "load", t, rows, cols);
   s.bh = head;
@@ -35,10 +34,9 @@ Step& Block::store_to(TensorId t, std::int64_t head, std::int64_t row0, std::int
                       std::int64_t cols, const Tile& src, std::int64_t src_row0, std::int64_t src_col0) {
   HbmTensor& dst = hbm_.at(t);
   if (numerics_) {
-    for (std::int64_t r = 0; r < rows; ++r) {
-      float* to = &dst.values[static_cast<std::size_t>(dst.offset(head, row0 + r, col0))];
-      for (std::int64_t c = 0; c < cols; ++c) to[c] = round_to(dst.dtype, src.data(src_row0 + r, src_col0 + c));
-    }
+    for (std::int64_t r = 0; r < rows; ++r)  // rounded to the tensor's dtype as it is written
+      dst.values.write(static_cast<std::size_t>(dst.offset(head, row0 + r, col0)), static_cast<std::size_t>(cols),
+                       &src.data(src_row0 + r, src_col0));
   }
   Step& s = make(StepKind::store, "store", t, rows, cols);
   s.bh = head;

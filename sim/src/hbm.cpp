@@ -9,7 +9,7 @@ HbmTensor& Hbm::add(TensorId t, std::int64_t bh, std::int64_t rows, std::int64_t
   tensor.rows = rows;
   tensor.cols = cols;
   tensor.dtype = dtype;
-  if (with_values) tensor.values.assign(static_cast<std::size_t>(bh * rows * cols), 0.0f);
+  if (with_values) tensor.values = HbmValues(dtype, static_cast<std::size_t>(bh * rows * cols));
   return tensor;
 }
 

@@ -14,8 +14,8 @@ using RowMatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::Row
 
 RowMatD head_matrix(const HbmTensor& t, std::int64_t h) {
   RowMatD m(t.rows, t.cols);
-  const float* p = &t.values[static_cast<std::size_t>(t.offset(h, 0, 0))];
-  for (std::int64_t i = 0; i < t.rows * t.cols; ++i) m.data()[i] = p[i];
+  const auto first = static_cast<std::size_t>(t.offset(h, 0, 0));
+  for (std::int64_t i = 0; i < t.rows * t.cols; ++i) m.data()[i] = t.values[first + static_cast<std::size_t>(i)];
   return m;
 }
 
@@ -24,8 +24,8 @@ RowMatD kv_matrix(const Hbm& hbm, const Workload& w, TensorId t, std::int64_t bk
   RowMatD m(w.n_keys(), w.d);
   const HbmTensor& x = hbm.at(t);
   for (std::int64_t r = 0; r < w.n_keys(); ++r) {
-    const float* p = &x.values[static_cast<std::size_t>(kv_offset(w, hbm, t, bkv, r, 0))];
-    for (std::int64_t c = 0; c < w.d; ++c) m(r, c) = p[c];
+    const auto first = static_cast<std::size_t>(kv_offset(w, hbm, t, bkv, r, 0));
+    for (std::int64_t c = 0; c < w.d; ++c) m(r, c) = x.values[first + static_cast<std::size_t>(c)];
   }
   return m;
 }

@@ -18,7 +18,7 @@ namespace {
 // Q, K, V ~ N(0, 1), rounded to the storage type. Never zeros (GPU.md).
 void fill_random(HbmTensor& t, std::mt19937_64& rng) {
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (float& x : t.values) x = round_to(t.dtype, normal(rng));
+  for (std::size_t i = 0; i < t.values.size(); ++i) t.values.set(i, normal(rng));  // set() rounds to the dtype
 }
 
 // Paged K or V: the same values, in the same order, as contiguous K or V,
@@ -29,7 +29,7 @@ void fill_random_paged(Hbm& hbm, const Workload& w, TensorId t, std::mt19937_64&
   for (std::int64_t h = 0; h < w.bh_kv(); ++h)
     for (std::int64_t r = 0; r < w.n_keys(); ++r)
       for (std::int64_t c = 0; c < w.d; ++c)
-        x.values[static_cast<std::size_t>(kv_offset(w, hbm, t, h, r, c))] = round_to(x.dtype, normal(rng));
+        x.values.set(static_cast<std::size_t>(kv_offset(w, hbm, t, h, r, c)), normal(rng));
 }
 
 std::string gib(double bytes) {
@@ -70,8 +70,8 @@ Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, Si
       else fill_random(hbm_.at(t), rng);
     }
     // Poison O so a row the algorithm never writes cannot pass as correct.
-    std::fill(hbm_.at(TensorId::O).values.begin(), hbm_.at(TensorId::O).values.end(),
-              std::nanf(""));
+    HbmValues& o = hbm_.at(TensorId::O).values;
+    for (std::size_t i = 0; i < o.size(); ++i) o.set(i, std::nanf(""));
   }
   program_ = algo.build(w, mapping_, device_);
 
@@ -103,14 +103,14 @@ void Simulation::set_input(TensorId t, const std::vector<float>& values) {
                     (is_q ? " values (batch*heads x N x d), got " : " values (batch*kv_heads x N_kv x d), got ") +
                     std::to_string(values.size()));
   if (is_q || w.page_size == 0) {
-    for (std::size_t i = 0; i < values.size(); ++i) x.values[i] = round_to(x.dtype, values[i]);
+    for (std::size_t i = 0; i < values.size(); ++i) x.values.set(i, values[i]);  // rounded to the dtype
     return;
   }
   std::size_t i = 0;  // paged: logical (K/V head, row, col) order, scattered through the block table
   for (std::int64_t h = 0; h < w.bh_kv(); ++h)
     for (std::int64_t r = 0; r < w.n_keys(); ++r)
       for (std::int64_t c = 0; c < w.d; ++c)
-        x.values[static_cast<std::size_t>(kv_offset(w, hbm_, t, h, r, c))] = round_to(x.dtype, values[i++]);
+        x.values.set(static_cast<std::size_t>(kv_offset(w, hbm_, t, h, r, c)), values[i++]);
 }
 
 Simulation::~Simulation() {
@@ -213,9 +213,9 @@ NumericsResult Simulation::numerics() const {
   const HbmTensor& o = hbm_.at(TensorId::O);
   for (std::int64_t h = 0; h < workload_.bh(); ++h) {
     const std::vector<double> ref = reference_attention(hbm_, workload_, h);
-    const float* got = &o.values[static_cast<std::size_t>(o.offset(h, 0, 0))];
+    const auto first = static_cast<std::size_t>(o.offset(h, 0, 0));
     for (std::size_t i = 0; i < ref.size(); ++i) {
-      const double err = std::abs(static_cast<double>(got[i]) - ref[i]);
+      const double err = std::abs(static_cast<double>(o.values[first + i]) - ref[i]);
       // NaN never compares greater: make it count as an infinite error.
       r.max_abs_error = std::isnan(err) ? INFINITY : std::max(r.max_abs_error, err);
       r.max_abs_reference = std::max(r.max_abs_reference, std::abs(ref[i]));

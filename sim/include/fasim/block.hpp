@@ -108,8 +108,9 @@ class Block {
  private:
   // A fresh Step in out_ with what every step of this block says.
   Step& make(StepKind kind, std::string_view what, TensorId t, std::int64_t rows, std::int64_t cols) {
+    static constexpr Step kBlank{};  // copied, not built: Step{} here compiles to a slow `rep stos`
     Step& s = *out_;
-    s = Step{};
+    s = kBlank;
     s.kind = kind;
     s.what = what;
     s.kernel = kernel_;

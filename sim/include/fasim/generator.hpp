@@ -5,7 +5,6 @@
 
 #include <coroutine>
 #include <exception>
-#include <memory>
 #include <utility>
 
 namespace fasim {
@@ -17,7 +16,7 @@ class Generator {
  public:
   /// @brief The coroutine's promise (the C++ coroutine protocol); not for direct use.
   struct promise_type {
-    T* current = nullptr;  ///< the value of the last co_yield (not owned)
+    const T* current = nullptr;  ///< the value of the last co_yield (not a copy)
     std::exception_ptr error;  ///< an exception the body threw, rethrown by next()
 
     /// @brief The Generator that owns this coroutine.
@@ -28,18 +27,9 @@ class Generator {
     std::suspend_always initial_suspend() noexcept { return {}; }
     /// @brief Stays suspended at the end, so done() can be asked.
     std::suspend_always final_suspend() noexcept { return {}; }
-    /// @brief Keeps a pointer to `value` and suspends. The value is not
-    /// copied: a variable (`co_yield x;`) or a temporary of the co_yield
-    /// expression (which lives in the coroutine frame until the body
-    /// resumes). Either way the caller may read and complete it until then,
-    /// so a const value cannot be yielded.
-    std::suspend_always yield_value(T& value) noexcept {
-      current = std::addressof(value);
-      return {};
-    }
-    /// @brief As above, for a temporary.
-    std::suspend_always yield_value(T&& value) noexcept {
-      current = std::addressof(value);
+    /// @brief Keeps a pointer to `value` and suspends.
+    std::suspend_always yield_value(const T& value) noexcept {
+      current = &value;  // a temporary lives in the coroutine frame until resumed; a variable, where it is
       return {};
     }
     /// @brief The body ran to its end.
@@ -74,9 +64,6 @@ class Generator {
 
   /// @brief The value of the last co_yield; valid until the next call to next().
   const T& value() const { return *handle_.promise().current; }
-  /// @brief The value of the last co_yield, for the caller to complete (the
-  /// simulation fills in a Step's timing); valid until the next call to next().
-  T& value() { return *handle_.promise().current; }
 
  private:
   explicit Generator(std::coroutine_handle<promise_type> h) : handle_(h) {}

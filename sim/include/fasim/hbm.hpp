@@ -2,9 +2,14 @@
 // In counting-only mode the tensors have shapes but no values.
 #pragma once
 
+#include <Eigen/Core>
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <iterator>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "fasim/dtype.hpp"
@@ -12,14 +17,111 @@
 
 namespace fasim {
 
+/// @brief The values of an HBM tensor, held as its storage type: fp32 as
+/// float, fp16 and bf16 as their 16-bit patterns, so a tensor takes the
+/// memory it would on the GPU (half of float for 16-bit types). Reading gives
+/// float, writing rounds to the storage type: a value read back is
+/// round_to(dtype, value written).
+class HbmValues {
+ public:
+  HbmValues() = default;
+  /// @brief Holds `v` as float (fp32 storage), as given. Implicit, as the
+  /// vector of floats the values used to be (tests build tensors from one).
+  HbmValues(std::vector<float> v) : f32_(std::move(v)) {}
+  /// @brief n zeros held as `t`.
+  HbmValues(DType t, std::size_t n) : dtype_(t) {
+    if (t == DType::fp32) f32_.assign(n, 0.0f);
+    else b16_.assign(n, to_bits(t, 0.0f));
+  }
+
+  /// @brief Elements held (0 when counting only).
+  std::size_t size() const { return dtype_ == DType::fp32 ? f32_.size() : b16_.size(); }
+  /// @brief True when no values are held.
+  bool empty() const { return size() == 0; }
+  /// @brief The storage type.
+  DType dtype() const { return dtype_; }
+  /// @brief Bytes the values take in memory.
+  std::size_t bytes() const { return f32_.size() * 4 + b16_.size() * 2; }
+
+  /// @brief Element i, as float.
+  float operator[](std::size_t i) const { return dtype_ == DType::fp32 ? f32_[i] : from_bits(dtype_, b16_[i]); }
+  /// @brief Sets element i to v rounded to the storage type.
+  void set(std::size_t i, float v) {
+    if (dtype_ == DType::fp32) f32_[i] = v;
+    else b16_[i] = to_bits(dtype_, v);
+  }
+  /// @brief Copies elements [first, first + n) to out, as float.
+  void read(std::size_t first, std::size_t n, float* out) const {
+    if (dtype_ == DType::fp32) {
+      std::copy_n(f32_.data() + first, n, out);
+      return;
+    }
+    for (std::size_t k = 0; k < n; ++k) out[k] = from_bits(dtype_, b16_[first + k]);
+  }
+  /// @brief Sets elements [first, first + n) to in (rounded to the storage type).
+  void write(std::size_t first, std::size_t n, const float* in) {
+    for (std::size_t k = 0; k < n; ++k) set(first + k, in[k]);
+  }
+
+  /// @brief Reads the elements in order, as float.
+  class const_iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = float;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = float;
+    const_iterator(const HbmValues* v, std::size_t i) : v_(v), i_(i) {}
+    float operator*() const { return (*v_)[i_]; }
+    const_iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    const_iterator operator++(int) { return {v_, i_++}; }
+    bool operator==(const const_iterator& o) const { return i_ == o.i_; }
+
+   private:
+    const HbmValues* v_;
+    std::size_t i_;
+  };
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size()}; }
+
+  /// @brief All elements as float.
+  operator std::vector<float>() const { return {begin(), end()}; }
+  /// @brief Equal when they hold as many elements and each reads the same (as float: NaN is never equal).
+  friend bool operator==(const HbmValues& a, const HbmValues& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!(a[i] == b[i])) return false;
+    return true;
+  }
+  /// @brief As above, against floats.
+  friend bool operator==(const std::vector<float>& a, const HbmValues& b) { return HbmValues(a) == b; }
+
+ private:
+  static std::uint16_t to_bits(DType t, float v) {
+    return t == DType::fp16 ? std::bit_cast<std::uint16_t>(Eigen::half(v))
+                            : std::bit_cast<std::uint16_t>(Eigen::bfloat16(v));
+  }
+  static float from_bits(DType t, std::uint16_t b) {
+    return t == DType::fp16 ? static_cast<float>(std::bit_cast<Eigen::half>(b))
+                            : static_cast<float>(std::bit_cast<Eigen::bfloat16>(b));
+  }
+
+  DType dtype_ = DType::fp32;
+  std::vector<float> f32_;          // fp32 storage
+  std::vector<std::uint16_t> b16_;  // fp16 or bf16 storage
+};
+
 /// @brief One tensor in HBM: bh independent (rows, cols) row-major matrices
-/// stored as `dtype` (values kept as float, already rounded to dtype).
+/// stored as `dtype` (see HbmValues: a 16-bit type takes 2 bytes an element).
 struct HbmTensor {
   std::int64_t bh = 0;  ///< independent matrices: batch * heads (or pages)
   std::int64_t rows = 0;  ///< rows of each matrix
   std::int64_t cols = 0;  ///< columns of each matrix
   DType dtype = DType::fp32;  ///< storage type; it sets the bytes each element moves
-  std::vector<float> values;  ///< empty when counting only
+  HbmValues values;  ///< empty when counting only
 
   /// @brief Offset of element (h, r, c) in values.
   std::int64_t offset(std::int64_t h, std::int64_t r, std::int64_t c) const {
