@@ -107,3 +107,36 @@ TEST_CASE("double buffering overlaps loads with compute", "[timing]") {
   // Loads still have to arrive: overlap cannot beat the compute alone.
   CHECK(t1 > 0.3 * t0);
 }
+
+TEST_CASE("compute models: cuda-simt reads both operands of every multiply-add from shared memory", "[timing]") {
+  // One block (N = Br = Bc = 64): its SRAM port carries the tile loads and
+  // stores in every model, and under cuda-simt also 4 bytes per matmul FLOP.
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{1, 1, 64, 64, DType::fp32};
+  const Mapping m{Algo::flash2, 64, 64};
+  Simulation ideal(dev, w, m, {.numerics = false});
+  Simulation simt(dev, w, m, {.numerics = false, .compute = ComputeModel::cuda_simt});
+  ideal.run();
+  simt.run();
+  const auto sram = static_cast<int>(Bound::sram), tensor = static_cast<int>(Bound::matmul);
+  const double matmul_flops = 4.0 * 64 * 64 * 64;  // S = Q K^T and O = P V, 2 FLOPs per multiply-add
+  CHECK(simt.time().kernels[0].busy[sram] - ideal.time().kernels[0].busy[sram] ==
+        Approx(matmul_flops * 4.0 / dev.sram_bandwidth_per_sm));
+  CHECK(ideal.time().kernels[0].busy[tensor] > 0);
+  CHECK(simt.time().kernels[0].busy[tensor] == 0);
+  CHECK(simt.time().seconds > ideal.time().seconds);
+}
+
+TEST_CASE("compute models: cuda-mma holds one block per SM", "[timing]") {
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{1, 16, 4096, 64, DType::fp16};
+  const Mapping m{Algo::flash2, 128, 128};
+  Simulation ideal(dev, w, m, {.numerics = false});
+  Simulation mma(dev, w, m, {.numerics = false, .compute = ComputeModel::cuda_mma});
+  ideal.run();
+  mma.run();
+  CHECK(ideal.time().kernels[0].blocks_per_sm > 1);
+  CHECK(mma.time().kernels[0].blocks_per_sm == 1);
+  CHECK(mma.time().kernels[0].waves == (16 * 4096 / 128 + dev.sm_count - 1) / dev.sm_count);
+  CHECK(mma.ledger().hbm_total().read_bytes == ideal.ledger().hbm_total().read_bytes);  // bytes do not change
+}

@@ -88,7 +88,9 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
      << ")\n";
   const CacheTraffic c = L.cache_total();
   os << "\nL2 and DRAM (" << (sim.options().l2 == L2Start::warm ? "warm" : "cold") << " L2 of "
-     << human_bytes(static_cast<double>(dev.l2_bytes)) << ", LRU, write-back)\n";
+     << human_bytes(static_cast<double>(dev.l2_bytes))
+     << (dev.l2_partitions > 1 ? " in " + std::to_string(dev.l2_partitions) + " partitions" : std::string())
+     << ", LRU, write-back)\n";
   os << "  L2 reads    " << pad(with_commas(c.l2_read_bytes), 16) << " B, of which hits "
      << with_commas(c.l2_hit_bytes) << " B ("
      << percent(static_cast<double>(c.l2_hit_bytes), static_cast<double>(c.l2_read_bytes)) << ")\n";

@@ -113,15 +113,13 @@ double Machine::compute(Step& s, BlockClock& c) {
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
   const auto matmul = static_cast<double>(s.flops_matmul);
   const auto other = static_cast<double>(s.flops_other - s.exps);
-  double done = 0;
-  if (compute_ == ComputeModel::cuda_simt) {
-    // Each multiply-add (2 FLOPs) reads two 4-byte words from shared memory.
-    done = std::max({sm.sram.serve(start, matmul * 4.0 / sram_bw_), sm.fp32.serve(start, (matmul + other) / fp32_per_sm_),
-                     sm.sfu.serve(start, static_cast<double>(s.exps) / exp_per_sm_), start});
-  } else {
-    done = std::max({sm.tensor.serve(start, matmul / matmul_per_sm_), sm.fp32.serve(start, other / fp32_per_sm_),
-                     sm.sfu.serve(start, static_cast<double>(s.exps) / exp_per_sm_), start});
-  }
+  // cuda-simt: multiply-adds run on the FP32 units, and each (2 FLOPs) reads
+  // two 4-byte words from shared memory. A server given 0 seconds is not used.
+  const bool simt = compute_ == ComputeModel::cuda_simt;
+  const double done = std::max({sm.tensor.serve(start, simt ? 0.0 : matmul / matmul_per_sm_),
+                                sm.sram.serve(start, simt ? matmul * 4.0 / sram_bw_ : 0.0),
+                                sm.fp32.serve(start, (simt ? matmul + other : other) / fp32_per_sm_),
+                                sm.sfu.serve(start, static_cast<double>(s.exps) / exp_per_sm_), start});
   s.start_s = start;
   c.t = done;
   return done;
