@@ -66,25 +66,32 @@ class HbmValues {
   /// @brief Reads the elements in order, as float.
   class const_iterator {
    public:
-    using iterator_category = std::input_iterator_tag;
-    using value_type = float;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = float;
+    using iterator_category = std::input_iterator_tag;  ///< read once, in order
+    using value_type = float;                           ///< elements read as float
+    using difference_type = std::ptrdiff_t;             ///< distance between positions
+    using pointer = void;                               ///< no addressable element
+    using reference = float;                            ///< elements are returned by value
+    /// @brief Position i of v.
     const_iterator(const HbmValues* v, std::size_t i) : v_(v), i_(i) {}
+    /// @brief The element here, as float.
     float operator*() const { return (*v_)[i_]; }
+    /// @brief Next element.
     const_iterator& operator++() {
       ++i_;
       return *this;
     }
+    /// @brief Next element; returns this one.
     const_iterator operator++(int) { return {v_, i_++}; }
+    /// @brief Same position.
     bool operator==(const const_iterator& o) const { return i_ == o.i_; }
 
    private:
     const HbmValues* v_;
     std::size_t i_;
   };
+  /// @brief The first element.
   const_iterator begin() const { return {this, 0}; }
+  /// @brief Past the last element.
   const_iterator end() const { return {this, size()}; }
 
   /// @brief All elements as float.
