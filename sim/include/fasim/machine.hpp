@@ -1,7 +1,10 @@
-// Machine: the running GPU that steps are timed on — the L2, HBM, and per SM
-// the shared-memory port, tensor cores, FP32 units and special function units.
-// It fills each Step's L2/DRAM bytes and start/end times and moves the
-// block's clock (see timing.hpp for the model).
+// Machine: the running GPU that steps are timed on.
+//
+// It holds the L2, the HBM port and, per SM, the shared-memory port, tensor
+// cores, FP32 units and special function units, each a Server that is busy
+// for a while per step. Machine::run fills a Step's L2 and DRAM bytes and its
+// start and end times, and moves the block's clock. timing.hpp says how each
+// step is priced; docs/timing-model.md explains the model for a learner.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +26,7 @@ struct BlockClock {
   double last_load = 0;     ///< loads issue in order
   double stores_done = 0;   ///< when every store issued so far has reached L2
   bool computing = false;   ///< the last step was a compute step
-  std::int32_t sm = 0;
+  std::int32_t sm = 0;       ///< the SM the block runs on (chooses its L2 partition)
 };
 
 /// @brief Sector-rounded bytes of a tile of tensor t: each contiguous run of
@@ -32,8 +35,19 @@ std::int64_t sector_bytes(const HbmTensor& t, std::int64_t bh, std::int64_t row0
                           std::int64_t col0, std::int64_t cols, std::int64_t sector);
 
 /// @brief Whether L2 starts empty or holding the inputs.
-enum class L2Start : std::uint8_t { cold, warm };
+enum class L2Start : std::uint8_t {
+  cold,  ///< L2 empty: every first read of a sector goes to DRAM (profilers flush L2 first)
+  warm,  ///< Q, K and V already in L2 as far as they fit (back-to-back runs)
+};
 
+/// @brief The GPU that steps run on: an L2 (partitioned as the device says),
+/// the HBM port, and per SM the shared-memory port and compute units.
+///
+/// Each resource is a Server: a step waits until it is free, then keeps it
+/// busy for bytes / bandwidth or work / rate seconds. Loads and stores go
+/// through the L2, which decides how many bytes reach DRAM; compute steps
+/// use the SM's units as the ComputeModel prices them. One Machine times one
+/// simulation; kernels run on it one after another.
 class Machine {
  public:
   /// @brief A machine of `dev` over `hbm`; matmuls at `matmul_rate` FLOP/s
