@@ -2,7 +2,7 @@
 # Regenerates every figure in docs/figures/ with fasim: fresh sweeps for the
 # simulator's figures (counting only, seconds on a laptop), and the recorded
 # GPU comparisons in docs/results/*.csv, whatever is there, for
-# predicted-vs-measured; and a screenshot of the trace viewer (headless
+# predicted-vs-measured, the newest scripts/gpu-bench.sh CSV for gpu-bench; and a screenshot of the trace viewer (headless
 # Chromium, when installed). The README and the docs embed these files.
 # Usage: scripts/figures.sh [path/to/fasim]
 set -euo pipefail
@@ -27,6 +27,13 @@ if [ ${#results[@]} -gt 0 ]; then
   "$fasim" plot "${results[@]}" --figure predicted-vs-measured --out "$out/predicted-vs-measured.svg"
 else
   echo "figures: no recorded comparisons in docs/results/*.csv; predicted-vs-measured.svg left as it is" >&2
+fi
+# What scripts/gpu-bench.sh measured: fasim's kernels beside PyTorch's (the newest CSV).
+bench=$(ls docs/results/*-gpu-bench.csv 2>/dev/null | sort | tail -1)
+if [ -n "$bench" ]; then
+  "$fasim" plot "$bench" --figure gpu-bench --out "$out/gpu-bench.svg"
+else
+  echo "figures: no docs/results/*-gpu-bench.csv; gpu-bench.svg left as it is" >&2
 fi
 # The trace viewer, as a person sees it, at step 158 of a small flash2 run.
 chromium=${FASIM_CHROMIUM:-/usr/bin/chromium}

@@ -12,7 +12,9 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <regex>
 #include <set>
 #include <string>
@@ -20,6 +22,8 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "fasim/simulation.hpp"
+#include "fasim/tiling.hpp"
 #include "fasim/trace_reader.hpp"
 
 namespace fs = std::filesystem;
@@ -366,6 +370,61 @@ TEST_CASE("fasim: bad input gives one error line and exit code 2", "[cli]") {
   // Nothing was written by any of them.
   CHECK(dir.entries() == std::vector<std::string>{"bad.toml", "unknown.toml"});
   CHECK_FALSE(fs::exists("/nonexistent-dir"));
+}
+
+TEST_CASE("fasim run: an overflow where the reference is finite is a warning with cause and fix, exit 0", "[cli][hostile]") {
+  // fp16 naive stores S in fp16: Q and K of N(0, 300^2) give scores of about
+  // 9e4, past 65504, so rows turn NaN (docs/variants.md, "Never silent").
+  const std::vector<std::string> args = {"run", "--algo", "naive", "--dtype", "fp16", "--N", "64", "--input-scale", "300"};
+  const ProcessResult r = run_fasim(args);
+  require_success(r);  // a warning about the result, not a usage error
+  std::vector<std::string> json_args(args.begin() + 1, args.end());
+  const json j = run_json(json_args).at("numerics");
+  INFO(r.out << j.dump(2));
+  // The count is what the library counts for the same inputs.
+  using namespace fasim;
+  using fasim::test::with_commas;
+  Workload w{1, 1, 64, 64, DType::fp16};
+  const DeviceSpec dev = load_device("h100");
+  Simulation sim(dev, w, default_tiles(Algo::naive, w, dev), {.scale = {300, 300, 300}});
+  sim.run();
+  const std::int64_t n = sim.numerics().overflowed;
+  REQUIRE(n > 0);
+  CHECK(j.at("overflowed_values") == n);
+  CHECK(j.at("nonfinite_inputs") == 0);
+  CHECK(j.at("max_abs_error").is_null());  // infinite: JSON has no Inf
+  const std::string cause = j.at("overflow").at("cause"), fix = j.at("overflow").at("fix");
+  CHECK_THAT(cause, Catch::Contains("past fp16's 65504 in naive's stored S"));
+  CHECK_THAT(fix, Catch::Contains("use --dtype bf16 or fp32, or --algo flash2"));
+  CHECK_THAT(r.out, Catch::Contains("  warning   " + with_commas(n) + " of 4,096 output values are NaN or Inf where the "
+                                    "reference is finite\n  cause     " + cause + "\n  fix       " + fix + "\n"));
+  // docs/variants.md shows this run: its command and every line of its output.
+  std::ifstream doc(kSourceDir + "/docs/variants.md");
+  std::stringstream text;
+  text << doc.rdbuf();
+  std::string command = "fasim";
+  for (const std::string& a : args) command += " " + a;
+  CHECK_THAT(text.str(), Catch::Contains("`" + command + "`"));
+  const std::size_t at = text.str().find("```text\nnumerics ");
+  REQUIRE(at != std::string::npos);
+  std::istringstream shown(text.str().substr(at + 8, text.str().find("```", at + 8) - at - 8));
+  for (std::string line; std::getline(shown, line);) CHECK_THAT(r.out, Catch::Contains(line + "\n"));
+
+  // Inf inputs (V of N(0, 20000^2) rounds to Inf in fp16 now and then) are
+  // propagated as the reference does, and said apart from overflows.
+  const ProcessResult p = run_fasim({"run", "--dtype", "fp16", "--N", "64", "--input-scale", "1,1,20000"});
+  require_success(p);
+  const json pj = run_json({"--dtype", "fp16", "--N", "64", "--input-scale", "1,1,20000"}).at("numerics");
+  INFO(p.out << pj.dump(2));
+  const std::int64_t inputs = pj.at("nonfinite_inputs"), propagated = pj.at("propagated_values");
+  CHECK(inputs > 0);
+  CHECK(propagated > 0);
+  CHECK(pj.at("overflowed_values") == 0);
+  CHECK_FALSE(pj.contains("overflow"));
+  CHECK_THAT(p.out, Catch::Contains("  inputs    " + with_commas(inputs) + " values of Q, K and V are NaN or Inf as "
+                                    "stored in fp16; " + with_commas(propagated) + " of 4,096 output values are NaN or "
+                                    "Inf from them, as in the reference\n"));
+  CHECK(p.out.find("warning") == std::string::npos);
 }
 
 TEST_CASE("fasim run: a failed --trace leaves no file behind", "[cli]") {

@@ -15,6 +15,9 @@
 
 #include "cli_support.hpp"
 #include "fasim/error.hpp"
+#include "fasim/fidelity.hpp"
+#include "fasim/figures.hpp"
+#include "fasim/lesson.hpp"
 #include "fasim/simulation.hpp"
 #include "fasim/sweep_table.hpp"
 #include "fasim/trace_reader.hpp"
@@ -30,6 +33,19 @@ using Catch::Matchers::Contains;
 using fasim::test::error_of;
 
 namespace {
+
+// A recorded run (what `fasim compare --sweep --out` writes) of one point and
+// metric; field k of the row replaced by `value` when k >= 0.
+const std::string kRecordedHeader =
+    "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured\n";
+std::string recorded(int k = -1, const std::string& value = "") {
+  std::vector<std::string> f = {"x", "y", "z", "flash2", "fp16", "1", "1", "256", "64", "64", "64", "cold",
+                                "time_s", "1", "1"};
+  if (k >= 0) f[static_cast<std::size_t>(k)] = value;
+  std::string row;
+  for (const std::string& x : f) row += (row.empty() ? "" : ",") + x;
+  return kRecordedHeader + row + "\n";
+}
 
 struct CliCase {
   const char* what;
@@ -70,6 +86,12 @@ TEST_CASE("every command-line error path: exit 2, one line, the problem and the 
   const std::string a_value = lesson("a_value.md", "{{ hbm.read_bytes.x of --N 16 --d 4 }}");
   const std::string counts_only = lesson("counts_only.md", "{{ numerics.max_abs_error of --N 16 --d 4 --no-numerics }}");
   const std::string unreached = lesson("unreached.md", "{{ row.m.0 of --N 16 --d 4 --br 4 --bc 4 --window 4 --row 15 }}");
+  // Recorded runs for `fasim compare --recorded`, and a comparison with no byte or time metric.
+  write_text(dir.file("rec_header.csv"), "a,b\n");
+  write_text(dir.file("rec_short.csv"), kRecordedHeader + "x,y,z,flash2,fp16,1,1,256\n");
+  write_text(dir.file("rec_metric.csv"), recorded(12, "tflops"));
+  write_text(dir.file("rec_ok.csv"), recorded());
+  write_text(dir.file("pvm.csv"), "algo,metric,predicted,measured\nflash2,tflops,1,2\n");
   std::filesystem::create_directory(dir.path() / "twins");
   write_text(dir.path() / "twins" / "01-a.md", "# A\n\nOne.\n");
   write_text(dir.path() / "twins" / "01-b.md", "# B\n\nTwo.\n");
@@ -89,6 +111,8 @@ TEST_CASE("every command-line error path: exit 2, one line, the problem and the 
        "more than fasim's 64-bit counters hold", "use a smaller N"},
       {"too many K/V pages", {"run", "--N", "16777216", "--batch", "2", "--page-size", "1", "--no-numerics"},
        "K/V pages", "use a larger --page-size"},
+      {"d above 65536", {"run", "--N", "8", "--d", "65537", "--no-numerics"}, "d=65537 is too large",
+       "use d <= 65536"},
       {"no tile fits at all", {"run", "--N", "8", "--d", "65536", "--dtype", "fp32"},
        "does not fit h100 even with Br=Bc=1", "use a smaller --d"},
       {"tensors larger than HBM, naive", {"run", "--algo", "naive", "--N", "262144", "--heads", "2", "--no-numerics"},
@@ -131,6 +155,31 @@ TEST_CASE("every command-line error path: exit 2, one line, the problem and the 
        "--recorded predicts a recorded run again", "leave out --sweep and --out"},
       {"compare: --out without --sweep", {"compare", "--out", dir.file("c.csv")}, "--out goes with --sweep",
        "the table goes to stdout"},
+      {"compare: --causal with --recorded", {"compare", "--recorded", dir.file("rec_ok.csv"), "--causal"},
+       "--causal does not go with --recorded", "drop --causal"},
+      {"compare: --causal with --sweep", {"compare", "--sweep", "--causal"}, "--causal does not go with --sweep",
+       "compare causal points one at a time"},
+      // compare --recorded: the recorded file (fidelity.cpp) and the device profile (compare_recorded.cpp)
+      {"compare --recorded: no such file", {"compare", "--recorded", dir.file("none.csv")},
+       "cannot read recorded run '" + dir.file("none.csv") + "'", "check the path"},
+      {"compare --recorded: not a recorded run", {"compare", "--recorded", dir.file("rec_header.csv")},
+       "rec_header.csv:1: not a recorded run", "give the CSV that `fasim compare --sweep --out FILE.csv` writes"},
+      {"compare --recorded: a short row", {"compare", "--recorded", dir.file("rec_short.csv")},
+       "rec_short.csv:2: expected 15 fields, found 8", "fix the row"},
+      {"compare --recorded: an unknown metric", {"compare", "--recorded", dir.file("rec_metric.csv")},
+       "rec_metric.csv:2: unknown metric 'tflops'", "use one of hbm_read_bytes, hbm_write_bytes"},
+      {"compare --recorded: no device profile", {"compare", "--recorded", dir.file("rec_ok.csv")},
+       "no device profile for '" + dir.file("rec_ok.csv") + "'", "name one with --device"},
+      // plot predicted-vs-measured (predicted_vs_measured.cpp)
+      {"plot predicted-vs-measured: no metric rows", {"plot", dir.file("failed.csv"), "--figure", "predicted-vs-measured"},
+       "no rows with metric, predicted and measured", "`fasim compare --sweep ... --out FILE.csv` writes"},
+      {"plot predicted-vs-measured: no byte or time metric", {"plot", dir.file("pvm.csv"), "--figure", "predicted-vs-measured"},
+       "pvm.csv: no metric ends in _bytes or is time_s", "plot the long-form CSV that `fasim compare --sweep"},
+      // run: the scale of the random inputs
+      {"--input-scale of two values", {"run", "--input-scale", "1,2"}, "--input-scale takes one positive number or three",
+       "--input-scale 300"},
+      {"--input-scale of zero", {"run", "--input-scale", "0"}, "--input-scale takes one positive number or three",
+       "--input-scale 1,1,1e30"},
       {"compare: more than 100,000 points",
        {"compare", "--sweep", "--N", "1:100000:+1", "--algo", "naive,flash2"}, "more than 100000 points",
        "use fewer values"},
@@ -153,7 +202,27 @@ TEST_CASE("fasim gpu without a usable GPU: exit 2, one line saying why", "[error
     const bool cpu_only = r.err.find("built without CUDA") != std::string::npos;
     if (cpu_only) CHECK_THAT(r.err, Contains("rebuild with the cuda preset"));
     else CHECK_THAT(r.err, Contains("driver") || Contains("GPU"));
+    // The fix: where the driver is missing, install it; otherwise another
+    // machine (or a build for this GPU); and that `fasim run` needs no GPU.
+    if (r.err.find("no NVIDIA driver") != std::string::npos)
+      CHECK_THAT(r.err, Contains("; install or update the NVIDIA driver, or run on a machine with an NVIDIA GPU"));
+    if (!cpu_only)
+      CHECK_THAT(r.err, Contains("(`fasim run` simulates without one)") || Contains("; rebuild with -DCMAKE_CUDA_ARCHITECTURES="));
   }
+  // An unknown kernel version is named before any GPU is asked for.
+  const ProcessResult k = run_fasim({"gpu", "run", "--kernel", "9"});
+  INFO(k.describe());
+  CHECK(k.exit_code == 2);
+  CHECK(std::count(k.err.begin(), k.err.end(), '\n') == 1);
+  CHECK_THAT(k.err, Contains("unknown kernel '9'; use --kernel auto, 1 to") || Contains("built without CUDA"));
+  // --input-scale changes the simulator's inputs only: the GPU run refuses it
+  // before it asks for a GPU (or says the build has no CUDA).
+  const ProcessResult s = run_fasim({"gpu", "run", "--N", "64", "--input-scale", "300"});
+  INFO(s.describe());
+  CHECK(s.exit_code == 2);
+  CHECK(std::count(s.err.begin(), s.err.end(), '\n') == 1);
+  CHECK_THAT(s.err, Contains("--input-scale is for the simulator; the GPU run draws N(0, 1) inputs: leave it out") ||
+                        Contains("built without CUDA"));
 }
 
 TEST_CASE("library error paths name the problem and the fix in one line", "[errors]") {
@@ -189,11 +258,31 @@ TEST_CASE("library error paths name the problem and the fix in one line", "[erro
     const std::size_t at = s.find(key) + key.size();
     return s.substr(0, at) + value + s.substr(s.find_first_of(",}", at)) + "\n";
   };
+  auto recorded_file = [&](const std::string& name, const std::string& text) {
+    return [&dir, name, text] {
+      write_text(dir.file(name), text);
+      read_recorded_csv(dir.file(name));
+    };
+  };
+  auto misses_file = [&](const std::string& name, const std::string& text) {
+    return [&dir, name, text] {
+      write_text(dir.file(name), text);
+      read_misses(dir.file(name));
+    };
+  };
+  auto comparison = [](const std::string& csv) { return [csv] { predicted_vs_measured(parse_csv(csv, "c.csv"), "c.csv"); }; };
   const std::vector<Case> cases = {
       {"set_input on an output", [] {
          Simulation sim(load_device("h100"), Workload{1, 1, 8, 4, DType::fp32}, Mapping{Algo::flash2, 8, 8});
          sim.set_input(TensorId::O, std::vector<float>(32));
        }, "only Q, K and V are inputs, not O", "Q, K and V"},
+      {"set_input when counting only", [] {
+         Simulation sim(load_device("h100"), Workload{1, 1, 8, 4, DType::fp32}, Mapping{Algo::flash2, 8, 8},
+                        {.numerics = false});
+         sim.set_input(TensorId::Q, std::vector<float>(32));
+       }, "inputs need values", "do not pass --no-numerics"},
+      {"a lesson that cannot be read", [] { load_lesson("/nonexistent/00-x.md"); },
+       "cannot read lesson '/nonexistent/00-x.md'", "check the path"},
       {"CSV: text after a closing quote", [] { parse_csv("a,b\n\"x\"y,1\n", "s.csv"); }, "s.csv:2: text after a closing quote",
        "a sweep file is what `fasim sweep --out FILE.csv`"},
       {"CSV: a quote inside a cell", [] { parse_csv("a,b\nx\"y,1\n", "s.csv"); }, "s.csv:2: a quote inside an unquoted cell",
@@ -230,6 +319,45 @@ TEST_CASE("library error paths name the problem and the fix in one line", "[erro
                  }() +
                  "]}"),
        "cumulative HBM bytes overflow", "check that it is a complete trace"},
+      // Recorded GPU runs (fidelity.cpp): every field a row can get wrong.
+      {"recorded: no such file", [] { read_recorded_csv("/nonexistent/r.csv"); },
+       "cannot read recorded run '/nonexistent/r.csv'", "check the path"},
+      {"recorded: another header", recorded_file("r1.csv", "a,b\n"), "r1.csv:1: not a recorded run",
+       "give the CSV that `fasim compare --sweep --out FILE.csv` writes"},
+      {"recorded: a short row", recorded_file("r2.csv", kRecordedHeader + "x,y,z\n"),
+       "r2.csv:2: expected 15 fields, found 3", "fix the row"},
+      {"recorded: an unknown algorithm", recorded_file("r3.csv", recorded(3, "flash9")),
+       "r3.csv:2: unknown algorithm 'flash9'", "use naive, flash1, flash2 or decode"},
+      {"recorded: an unknown dtype", recorded_file("r4.csv", recorded(4, "fp8")), "r4.csv:2: unknown dtype 'fp8'",
+       "use fp32, fp16 or bf16"},
+      {"recorded: an unknown L2 mode", recorded_file("r5.csv", recorded(11, "hot")), "r5.csv:2: unknown l2_mode 'hot'",
+       "write cold or warm"},
+      {"recorded: a size that is no positive number", recorded_file("r6.csv", recorded(8, "0")),
+       "r6.csv:2: d '0' is not a positive whole number", "fix the row"},
+      {"recorded: a measurement that is no number", recorded_file("r7.csv", recorded(14, "fast")),
+       "r7.csv:2: measured 'fast' is not a number >= 0", "fix the row"},
+      {"recorded: an unknown metric", recorded_file("r8.csv", recorded(12, "tflops")),
+       "r8.csv:2: unknown metric 'tflops'", "use one of hbm_read_bytes, hbm_write_bytes, l2_read_bytes"},
+      {"recorded: a metric twice", recorded_file("r9.csv", recorded() + recorded().substr(kRecordedHeader.size())),
+       "r9.csv:3: metric time_s appears twice for this point", "keep one of the two rows"},
+      {"recorded: no rows", recorded_file("r10.csv", kRecordedHeader), "r10.csv: no rows",
+       "record a run with `fasim compare --sweep`"},
+      // The list of known misses the ratchet test reads.
+      {"misses: no such file", [] { read_misses("/nonexistent/m.csv"); },
+       "cannot read the list of known misses '/nonexistent/m.csv'", "check the path"},
+      {"misses: another header", misses_file("m1.csv", "point,metric\n"), "m1.csv:1: not a list of misses",
+       "`fasim compare --recorded FILE.csv --misses OUT.csv`"},
+      {"misses: a short row", misses_file("m2.csv", "point,metric,error_pct\np,time_s\n"),
+       "m2.csv:2: expected point,metric,error_pct, found 2 fields", "fix the row"},
+      {"misses: an unknown metric", misses_file("m3.csv", "point,metric,error_pct\np,tflops,3\n"),
+       "m3.csv:2: unknown metric 'tflops'", "use one of hbm_read_bytes"},
+      {"misses: an error that is no number", misses_file("m4.csv", "point,metric,error_pct\np,time_s,big\n"),
+       "m4.csv:2: error_pct 'big' is not a number", "fix the row"},
+      // The predicted-vs-measured figure (predicted_vs_measured.cpp).
+      {"comparison: no metric rows", comparison("algo,N\nflash2,64\n"),
+       "c.csv: no rows with metric, predicted and measured", "`fasim compare --sweep ... --out FILE.csv` writes"},
+      {"comparison: no byte or time metric", comparison("metric,predicted,measured\ntflops,1,2\n"),
+       "c.csv: no metric ends in _bytes or is time_s", "plot the long-form CSV that `fasim compare --sweep"},
   };
   for (const Case& c : cases) {
     DYNAMIC_SECTION(c.what) {

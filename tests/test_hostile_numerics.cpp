@@ -5,6 +5,9 @@
 //   - where the reference is finite, the output is finite and within the
 //     algorithm's error bound (as in test_variants_numerics.cpp);
 //   - where it is NaN or Inf, the output is the same NaN or the same Inf.
+// Where the GPU arithmetic fasim models overflows (the reference finite, the
+// output not), Simulation::numerics() counts the values and names the cause
+// and the fix; NaN and Inf from the inputs are counted apart.
 // The semantics are written up in docs/variants.md ("Hostile inputs").
 // Tag [hostile].
 #include <catch2/catch.hpp>
@@ -63,6 +66,7 @@ struct Outcome {
   double vmax = 0;          // largest finite |V| as stored
   double smax = 0;          // largest finite |score| as stored inputs give it
   double sabs = 0;          // largest finite scale * sum_c |q_c k_c|: what bounds a score's rounding
+  NumericsResult num;       // what Simulation::numerics() reports
 };
 
 Outcome run(Algo a, const Workload& w, const Inputs& in) {
@@ -78,6 +82,7 @@ Outcome run(Algo a, const Workload& w, const Inputs& in) {
     out.ref.insert(out.ref.end(), r.begin(), r.end());
   }
   if (sim.hbm().has(TensorId::L)) out.L = sim.hbm().at(TensorId::L).values;
+  out.num = sim.numerics();
   for (float x : in.v)
     if (std::isfinite(x)) out.vmax = std::max(out.vmax, std::abs(static_cast<double>(round_to(w.dtype, x))));
   // Scores of the stored inputs (head by head, through the K/V head each reads).
@@ -151,6 +156,37 @@ void check_all(Workload w, Make make) {
       CHECK(bad.empty());
     }
   }
+}
+
+// Output values that are NaN or Inf where the reference is finite, counted here.
+std::int64_t overflowed(const Outcome& r) {
+  std::int64_t n = 0;
+  for (std::size_t x = 0; x < r.ref.size(); ++x) n += std::isfinite(r.ref[x]) && !std::isfinite(r.o[x]) ? 1 : 0;
+  return n;
+}
+
+// Output values that are NaN or Inf as the reference is, the same way.
+std::int64_t propagated(const Outcome& r) {
+  std::int64_t n = 0;
+  for (std::size_t x = 0; x < r.ref.size(); ++x) {
+    const double want = r.ref[x], got = r.o[x];
+    n += !std::isfinite(want) && (std::isnan(want) ? std::isnan(got) : got == want) ? 1 : 0;
+  }
+  return n;
+}
+
+// The report of an overflow: the count as counted here, and a cause and fix
+// that contain the given parts.
+void check_overflow_report(const Outcome& r, const std::string& cause, const std::string& fix) {
+  CAPTURE(r.num.overflow_cause, r.num.overflow_fix);
+  CHECK(overflowed(r) > 0);
+  CHECK(r.num.overflowed == overflowed(r));
+  CHECK(r.num.nonfinite_inputs == 0);
+  CHECK(std::isinf(r.num.max_abs_error));
+  CHECK_THAT(r.num.overflow_cause, Catch::Contains(cause));
+  CHECK_THAT(r.num.overflow_fix, Catch::Contains(fix));
+  CHECK(r.num.overflow_cause.find('\n') == std::string::npos);
+  CHECK(r.num.overflow_fix.find('\n') == std::string::npos);
 }
 
 std::size_t at(const Workload& w, std::int64_t h, std::int64_t i, std::int64_t c) {
@@ -299,6 +335,14 @@ TEST_CASE("NaN and Inf inputs reach exactly the rows that see them, as in the re
   const Outcome r = run(Algo::flash2, w, in);
   for (std::int64_t i = 0; i < w.N; ++i)
     for (std::int64_t c = 0; c < w.d; ++c) CHECK(std::isnan(r.o[at(w, 0, i, c)]) == (i >= 20 && c == 2));
+  // The report counts them apart from overflows: one NaN input, rows 20..39
+  // of column 2 NaN as in the reference, nothing overflowed.
+  CHECK(r.num.nonfinite_inputs == 1);
+  CHECK(r.num.propagated == propagated(r));
+  CHECK(r.num.propagated == w.N - 20);
+  CHECK(r.num.overflowed == 0);
+  CHECK(r.num.overflow_cause.empty());
+  CHECK(std::isfinite(r.num.max_abs_error));  // over the values whose reference is finite
 }
 
 TEST_CASE("N = 1 and N_kv = 1: one query, one key", "[hostile][numerics]") {
@@ -361,12 +405,19 @@ TEST_CASE("V near the largest bf16 value: the tiled algorithms' fp32 sum overflo
   Workload w{1, 1, 40, 16, DType::bf16};
   Inputs in = random_inputs(w, 0.0f, 1.0f);  // Q = K = 0: every p is 1, l = 40
   for (float& x : in.v) x = 3.3e38f;
-  CHECK(mismatch(run(Algo::naive, w, in), bound(Algo::naive, w, run(Algo::naive, w, in))).empty());
+  const Outcome naive = run(Algo::naive, w, in);
+  CHECK(mismatch(naive, bound(Algo::naive, w, naive)).empty());
+  CHECK(naive.num.overflowed == 0);
   for (Algo a : {Algo::flash1, Algo::flash2, Algo::decode}) {
     CAPTURE(name(a));
     const Outcome r = run(a, w, in);
     CHECK(std::isinf(r.o[0]));
     CHECK(std::isfinite(r.ref[0]));
+    // Not silent: the report says how many, why and what to do.
+    check_overflow_report(r, std::string(name(a)) + "'s fp32 sum of p V before the division by l overflows",
+                          "scale V down by N_kv");
+    CHECK_THAT(r.num.overflow_cause, Catch::Contains("over up to " + std::to_string(w.n_keys()) + " keys"));
+    CHECK_THAT(r.num.overflow_fix, Catch::Contains("--algo naive"));
   }
 }
 
@@ -392,6 +443,18 @@ TEST_CASE("Q and K near the largest fp16 value: scores of 1e10 stay finite in fp
   bool some_nan = false;
   for (float x : naive.o) some_nan = some_nan || std::isnan(x);
   CHECK(some_nan);
+  check_overflow_report(naive, "past fp16's 65504 in naive's stored S", "use --dtype bf16 or fp32");
+  CHECK_THAT(naive.num.overflow_fix, Catch::Contains("--algo flash2"));
+  // The score the report names is one the stored inputs give, past 65504.
+  const std::string reach = "scores reach ";
+  const std::size_t from = naive.num.overflow_cause.find(reach);
+  REQUIRE(from != std::string::npos);
+  const double named = std::stod(naive.num.overflow_cause.substr(from + reach.size()));
+  CHECK(named > 65504);
+  CHECK(named <= naive.smax * 1.01);  // printed to 3 digits
+  // The same inputs in bf16 (S stored in bf16, up to 3.4e38) give no overflow.
+  w.dtype = DType::bf16;
+  CHECK(run(Algo::naive, w, in).num.overflowed == 0);
 }
 
 TEST_CASE("bf16 Q and K up to 2^60: scores near 1e37 stay finite, beyond fp32 they cannot", "[hostile][numerics]") {
@@ -417,4 +480,9 @@ TEST_CASE("bf16 Q and K up to 2^60: scores near 1e37 stay finite, beyond fp32 th
   for (std::int64_t i = 0; i < w.N; ++i) nan_rows += std::isnan(r.o[at(w, 0, i, 0)]) ? 1 : 0;
   CHECK(nan_rows > 0);
   for (double x : r.ref) CHECK(std::isfinite(x));
+  // Every algorithm sums the score in fp32 and says so.
+  for (Algo a : kAlgos) {
+    CAPTURE(name(a));
+    check_overflow_report(run(a, w, in), "scores overflow fp32", "scale Q or K down");
+  }
 }

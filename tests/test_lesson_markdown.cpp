@@ -15,7 +15,7 @@ TEST_CASE("fasim lesson --markdown: a docs page with every number computed", "[l
   const std::string& md = r.out;
   CHECK(md.rfind("# Lesson 1: The online softmax {#lesson-01}\n", 0) == 0);
   CHECK(md.find("{{") == std::string::npos);  // every checked number expanded
-  CHECK_THAT(md, Contains("fp16 holds numbers up to 65,504, so exp(x) overflows once x passes\n11.09."));
+  CHECK_THAT(md, Contains("fp16 holds numbers up to (2 − 2^-10) × 2^15 = 65,504,\nso exp(x) overflows once x passes 11.09."));
   // A scenario: its command, then the summary of its run.
   CHECK_THAT(md, Contains("```sh\nfasim run --algo flash2 --N 16 --d 4 --br 4 --bc 4 --device toy --row 1\n```"));
   CHECK_THAT(md, Contains("> flash2 on toy: N 16, d 4, fp16, Br 4, Bc 4; 96 steps; HBM read 1,152 B, written 192 B"));

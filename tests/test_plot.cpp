@@ -284,3 +284,34 @@ TEST_CASE("fasim plot: several files make one figure", "[plot][cli]") {
   CHECK_THAT(none.err, Contains("no rows with metric, predicted and measured"));
   CHECK(dir.entries() == std::vector<std::string>{"pvm.svg"});
 }
+
+TEST_CASE("gpu-bench: TFLOP/s against N, a panel per d and mask, fasim solid and PyTorch dashed", "[plot]") {
+  const std::string file = std::string(FASIM_TEST_DATA) + "/gpu-bench/small.csv";
+  const std::vector<Chart> panels = make_figure_panels(Figure::gpu_bench, read_table(file), "bench.csv");
+  // d = 64 non-causal, d = 64 causal; the d = 128 row has tflops 0: no panel.
+  REQUIRE(panels.size() == 2);
+  const Chart& plain = panels[0];
+  CHECK_THAT(plain.title, Contains("d = 64, non-causal (NVIDIA H200)"));
+  CHECK_THAT(panels[1].title, Contains("d = 64, causal"));
+  CHECK_THAT(panels[1].subtitle, Contains("4 batch heads N^2 d / 2 / time"));
+  CHECK((plain.x.log && plain.x.log_base == 2 && !plain.y.log && plain.y.from_zero));
+  CHECK(plain.y.title == "speed (TFLOP/s)");
+  // Legend order is fixed (fasim v6 first, PyTorch next), not the file's order.
+  REQUIRE(plain.series.size() == 3);
+  CHECK(plain.series[0].name == "fasim v6 flash2-fast");
+  CHECK(plain.series[0].dash.empty());
+  CHECK(plain.series[0].points == std::vector<std::pair<double, double>>{{512, 68.7195}, {1024, 137.439}});
+  CHECK(plain.series[1].name == "PyTorch SDPA FlashAttention-2");
+  CHECK(plain.series[1].dash == "6 4");
+  CHECK(plain.series[2].name == "fasim v1 naive (fp32 math)");
+  CHECK_FALSE(plain.series[2].line);  // one point: a marker, no line
+  CHECK_THAT(plain.subtitle, Contains("Left out (unknown implementation): torch-flash3."));
+
+  CHECK_THAT(error_of([&] { gpu_bench_panels(read_table(kSweeps + "bytes_vs_n.csv"), "n.csv"); }),
+             Contains("n.csv has no 'impl' column; gpu-bench needs the CSV scripts/gpu-bench.sh writes"));
+  ScratchDir dir;
+  const auto r = run_fasim({"plot", file, "--figure", "gpu-bench", "--out", dir.file("b.svg")});
+  INFO(r.describe());
+  REQUIRE(r.exit_code == 0);
+  CHECK(count(read_text(dir.file("b.svg")), "<g transform=\"translate(0 500)\">") == 1);
+}

@@ -81,7 +81,9 @@ TEST_CASE("fidelity: a recorded point is predicted as fasim run predicts it", "[
   CHECK(*p.measured[static_cast<std::size_t>(Metric::time_s)] == 2);
   const DeviceSpec h200 = load_device("h200");
   const std::vector<Reprediction> reps = repredict(points, h200);
-  Simulation sim(h200, p.workload, p.mapping, {.numerics = false});
+  // The point runs as the CUDA kernel that produced it (here tensor cores): the same compute model.
+  Simulation sim(h200, p.workload, p.mapping,
+                 {.numerics = false, .compute = cuda_compute_model(p.workload, p.mapping)});
   sim.run();
   CHECK(reps[0].predicted == predicted_metrics(sim));
   // flash2 reads Q once and K, V once per query block: 2 heads x (Q + 4 x (K + V)).

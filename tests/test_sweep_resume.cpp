@@ -113,6 +113,19 @@ TEST_CASE("resume: a file from another sweep is one error naming the fix", "[swe
   CHECK(error_of([&] { match_done_rows(numerics, points, all, "s.csv"); }) ==
         "--resume: 's.csv' was written without --numerics; resume without --numerics, as the interrupted sweep ran");
 
+  // A point whose output overflowed has max_abs_error Inf, written as null:
+  // it still ran with numerics, and the resume check must say so.
+  const SweepTable with_numerics = run_sweep(numerics);
+  SweepTable overflowed;
+  for (std::size_t i = 0; i < with_numerics.size(); ++i) {
+    FlatRow row = row_of(with_numerics, i);
+    row.set("numerics.max_abs_error", nullptr);
+    overflowed.add(row);
+  }
+  CHECK_NOTHROW(match_done_rows(numerics, points, overflowed, "s.csv"));
+  CHECK_THAT(error_of([&] { match_done_rows(s, points, overflowed, "s.csv"); }),
+             Contains("was written with --numerics; resume with --numerics"));
+
   SweepSpec tiles = s;
   tiles.br = {32};  // tiles given: rows must match Br and Bc too (the file's are 128 x 128 defaults)
   CHECK_THAT(error_of([&] { match_done_rows(tiles, sweep_points(tiles), all, "s.csv"); }),

@@ -1,6 +1,7 @@
 // The timing model: bounds where they must be, and monotone where it must be.
 #include <catch2/catch.hpp>
 
+#include "fasim/machine.hpp"
 #include "fasim/simulation.hpp"
 
 using namespace fasim;
@@ -120,8 +121,11 @@ TEST_CASE("compute models: cuda-simt reads both operands of every multiply-add f
   simt.run();
   const auto sram = static_cast<int>(Bound::sram), tensor = static_cast<int>(Bound::matmul);
   const double matmul_flops = 4.0 * 64 * 64 * 64;  // S = Q K^T and O = P V, 2 FLOPs per multiply-add
+  // ... plus the warp latency: 12.8 cycles per warp multiply-add, shared by the block's 8 warps.
+  const double warp_fmas = matmul_flops / 2 / kWarpSize;
   CHECK(simt.time().kernels[0].busy[sram] - ideal.time().kernels[0].busy[sram] ==
-        Approx(matmul_flops * 4.0 / dev.sram_bandwidth_per_sm));
+        Approx(matmul_flops * 4.0 / dev.sram_bandwidth_per_sm +
+               warp_fmas * kWarpLatency.simt_fma_cycles / dev.clock_hz / 8));
   CHECK(ideal.time().kernels[0].busy[tensor] > 0);
   CHECK(simt.time().kernels[0].busy[tensor] == 0);
   CHECK(simt.time().seconds > ideal.time().seconds);
@@ -139,4 +143,71 @@ TEST_CASE("compute models: cuda-mma holds one block per SM", "[timing]") {
   CHECK(mma.time().kernels[0].blocks_per_sm == 1);
   CHECK(mma.time().kernels[0].waves == (16 * 4096 / 128 + dev.sm_count - 1) / dev.sm_count);
   CHECK(mma.ledger().hbm_total().read_bytes == ideal.ledger().hbm_total().read_bytes);  // bytes do not change
+}
+
+namespace {
+// One compute step of a block on SM 0 of a fresh machine; returns its end time.
+double compute_step(Machine& m, std::int64_t matmul, std::int64_t exps) {
+  Step s;
+  s.kind = exps > 0 ? StepKind::softmax : StepKind::matmul;
+  s.flops_matmul = matmul;
+  s.flops_other = exps;
+  s.exps = exps;
+  BlockClock c;
+  m.run(s, c);
+  return s.end_s;
+}
+}  // namespace
+
+TEST_CASE("warp latency: cuda-simt holds the shared-memory port latency / W longer per warp multiply-add",
+          "[timing]") {
+  // h200: 128 B per clock, 1.98 GHz. 8 warps do 1000 multiply-adds each:
+  // the port carries 2 x 4 B x 32 lanes = 256 B = 2 cycles per warp
+  // multiply-add, 8000 x 2 = 16000 cycles; the latency adds 12.8 cycles per
+  // multiply-add of a warp, 1000 x 12.8 = 12800 cycles (8 warps share it).
+  const DeviceSpec dev = load_device("h200");
+  const Hbm hbm;
+  const std::int64_t flops = 2 * kWarpSize * 8 * 1000;
+  Machine simt(dev, hbm, dev.fp32_flops, false, ComputeModel::cuda_simt, 8, WarpLatency{.simt_fma_cycles = 12.8});
+  simt.begin_kernel();
+  simt.occupy(0, 1);
+  CHECK(compute_step(simt, flops, 0) * dev.clock_hz == Approx(16000 + 12800));
+  // A second block on the same SM: 16 warps share the latency, 16000 + 6400
+  // cycles, queued behind the first block on the port.
+  simt.occupy(0, 1);
+  CHECK(compute_step(simt, flops, 0) * dev.clock_hz == Approx(2 * 16000 + 12800 + 6400));
+  CHECK(simt.kernel_busy()[static_cast<int>(Bound::latency)] * dev.clock_hz == Approx(12800 + 6400));
+  // With no warps given (the ideal model's machine) only the port counts.
+  Machine plain(dev, hbm, dev.fp32_flops, false, ComputeModel::cuda_simt, 0);
+  plain.begin_kernel();
+  CHECK(compute_step(plain, flops, 0) * dev.clock_hz == Approx(16000));
+}
+
+TEST_CASE("warp latency: cuda-mma runs mma.sync at 1 / (1 + 5 / W) of its peak, and each exp waits 16.9 cycles / W",
+          "[timing]") {
+  const DeviceSpec dev = load_device("h200");
+  const Hbm hbm;
+  const double per_sm = dev.matmul_flops_fp16 / static_cast<double>(dev.sm_count);
+  Machine mma(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 8,
+              WarpLatency{.mma_mma_times = 5.0, .exp_cycles = 16.9});
+  mma.begin_kernel();
+  mma.occupy(0, 1);
+  const std::int64_t flops = 8 * 100 * 4096;  // 100 mma.sync m16n8k16 per warp
+  // 8 warps: 1 + 5/8 = 1.625 times the peak-rate time.
+  CHECK(compute_step(mma, flops, 0) == Approx(flops / per_sm * 1.625));
+  // 8 x 32 lanes x 64 exps: the SFU (16 per clock) plus 64 x 16.9 / 8 cycles per lane.
+  Machine sfu(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 8,
+              WarpLatency{.mma_mma_times = 5.0, .exp_cycles = 16.9});
+  sfu.begin_kernel();
+  sfu.occupy(0, 1);
+  const std::int64_t exps = 8 * kWarpSize * 64;
+  CHECK(compute_step(sfu, 0, exps) * dev.clock_hz == Approx(exps / 16.0 + 8 * 64 * 16.9 / 8));
+  // More warps hide more: at 32 warps the mma time is 1 + 5/32 of the peak's.
+  Machine wide(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 32);
+  wide.begin_kernel();
+  wide.occupy(0, 1);
+  CHECK(compute_step(wide, flops, 0) == Approx(flops / per_sm * (1 + kWarpLatency.mma_mma_times / 32)));
+  CHECK(warps_per_block(ComputeModel::cuda_mma, 128) == 8);
+  CHECK(warps_per_block(ComputeModel::cuda_simt, 64) == 8);
+  CHECK(warps_per_block(ComputeModel::ideal, 128) == 0);
 }

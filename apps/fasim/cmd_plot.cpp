@@ -42,7 +42,7 @@ Action add_plot(CLI::App& app) {
   sub->add_option("files", a->inputs,
                   "Sweep files: .csv or .jsonl, as `fasim sweep --out` writes them (several: their rows together)")
       ->required();
-  sub->add_option("--figure", a->figure, "bytes-vs-n | block-size | roofline | predicted-vs-measured")->required();
+  sub->add_option("--figure", a->figure, "bytes-vs-n | block-size | roofline | predicted-vs-measured | gpu-bench")->required();
   sub->add_option("--out", a->out, "Write the SVG to FILE (default: stdout)");
   sub->add_option("--device", a->device, "roofline: the device (name or .toml; default: the one in the rows)");
   sub->footer(
@@ -54,7 +54,9 @@ Action add_plot(CLI::App& app) {
       "  roofline    the device's roofline with each run at its arithmetic intensity.\n"
       "  predicted-vs-measured\n"
       "              fasim's predictions against GPU measurements, from the long-form CSVs of\n"
-      "              fasim compare --sweep ... --out FILE.csv (e.g. docs/results/*.csv): bytes and time.");
+      "              fasim compare --sweep ... --out FILE.csv (e.g. docs/results/*.csv): bytes and time.\n"
+      "  gpu-bench   TFLOP/s against N for fasim's kernels and PyTorch's, a panel per d and mask,\n"
+      "              from the CSV scripts/gpu-bench.sh writes (docs/results/*-gpu-bench.csv).");
 
   return [a] {
     const auto figure = parse_figure(a->figure);

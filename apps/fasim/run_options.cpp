@@ -1,6 +1,8 @@
 #include "run_options.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <type_traits>
 
 #include "fasim/error.hpp"
@@ -46,6 +48,10 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--device", f.device, "Device name (see `fasim devices`) or path to a .toml (default h100)");
   app.add_option("--scenario", f.scenario, "TOML file with the same settings; flags override it");
   app.add_option("--seed", f.seed, "Seed of the random inputs (default 1)")->check(whole_number<std::uint64_t>());
+  app.add_option("--input-scale", f.input_scale,
+                 "Standard deviation of the random inputs, one for all or Q,K,V (default 1): large ones show "
+                 "where fp16, bf16 and fp32 overflow")
+      ->delimiter(',');
   app.add_flag("--no-numerics", f.no_numerics, "Count bytes and FLOPs only; compute no values (for large shapes)");
   app.add_option("--l2", f.l2, "L2 at the start: cold (empty) | warm (holding Q, K, V) (default cold)");
   app.add_flag("--double-buffer", f.double_buffer, "Load the next K/V tile while computing this one");
@@ -126,6 +132,15 @@ RunConfig resolve(const RunFlags& f) {
   }
   c.options.numerics = !(f.no_numerics || (sc.numerics && !*sc.numerics));
   c.options.seed = f.given("--seed") ? f.seed : sc.seed.value_or(1);
+  if (f.given("--input-scale")) {
+    const std::vector<float>& s = f.input_scale;
+    const bool good = (s.size() == 1 || s.size() == 3) &&
+                      std::all_of(s.begin(), s.end(), [](float x) { return std::isfinite(x) && x > 0; });
+    if (!good)
+      throw UserError("--input-scale takes one positive number or three (Q,K,V); write e.g. --input-scale 300 or "
+                      "--input-scale 1,1,1e30");
+    c.options.scale = s.size() == 1 ? InputScale{s[0], s[0], s[0]} : InputScale{s[0], s[1], s[2]};
+  }
   c.options.watch.row = pick("--row", f.row, sc.row, 0);
   return c;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fasim/device_spec.hpp"
 #include "fasim/mapping.hpp"
@@ -21,6 +22,7 @@ struct RunFlags {
   std::int64_t kv_heads = 0, N_kv = 0, window = 0, splits = 0, page_size = 0;
   bool causal = false;
   std::uint64_t seed = 0;
+  std::vector<float> input_scale;  ///< --input-scale: one value, or Q,K,V
   bool no_numerics = false;
   bool double_buffer = false;
   CLI::App* app = nullptr;  ///< to ask which flags were given
@@ -43,7 +45,7 @@ struct RunConfig {
 };
 
 /// @brief Adds --algo, --N, --d, --batch, --heads, --dtype, --br, --bc,
-/// --device, --scenario, --seed, --no-numerics, --row, --l2, --double-buffer,
+/// --device, --scenario, --seed, --input-scale, --no-numerics, --row, --l2, --double-buffer,
 /// and the variants --kv-heads, --N-kv, --causal, --window, --page-size,
 /// --splits to `app`.
 void add_run_flags(CLI::App& app, RunFlags& f);

@@ -115,6 +115,15 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
   if (num) {
     os << "\nnumerics    max abs error " << sci(num->max_abs_error) << ", max rel error "
        << sci(num->max_rel_error) << " against an fp64 reference\n";
+    const std::string of = " of " + with_commas(w.bh() * w.N * w.d) + " output values";
+    if (num->overflowed > 0)
+      os << "  warning   " << with_commas(num->overflowed) << of << " are NaN or Inf where the reference is finite\n"
+         << "  cause     " << num->overflow_cause << "\n"
+         << "  fix       " << num->overflow_fix << "\n";
+    if (num->nonfinite_inputs > 0)
+      os << "  inputs    " << with_commas(num->nonfinite_inputs) << " values of Q, K and V are NaN or Inf as stored in "
+         << name(w.dtype) << "; " << with_commas(num->propagated) << of
+         << " are NaN or Inf from them, as in the reference\n";
   } else {
     os << "\nnumerics    not computed (--no-numerics: counting only)\n";
   }

@@ -29,6 +29,13 @@ std::vector<std::string> split(const std::string& line) {
   return out;
 }
 
+// "hbm_read_bytes, ..., time_s": what a metric column may hold.
+std::string metric_list() {
+  std::string out;
+  for (const char* m : kMetricNames) out += (out.empty() ? "" : ", ") + std::string(m);
+  return out;
+}
+
 }  // namespace
 
 const char* name(Metric m) { return kMetricNames[static_cast<std::size_t>(m)]; }
@@ -76,7 +83,8 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
   std::string line;
   std::getline(in, line);
   if (trim(line) != kHeader)
-    throw UserError(path + ":1: not a recorded run (the header must be " + std::string(kHeader) + ")");
+    throw UserError(path + ":1: not a recorded run: the header must be " + std::string(kHeader) +
+                    "; give the CSV that `fasim compare --sweep --out FILE.csv` writes");
   std::vector<RecordedPoint> points;
   std::map<std::string, std::size_t> index;  // point key -> position
   for (int lineno = 2; std::getline(in, line); ++lineno) {
@@ -113,7 +121,8 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
       if (!algo) throw UserError(where + "unknown algorithm '" + f[3] + "'; use naive, flash1, flash2 or decode");
       const auto dtype = parse_dtype(f[4]);
       if (!dtype) throw UserError(where + "unknown dtype '" + f[4] + "'; use fp32, fp16 or bf16");
-      if (f[11] != "cold" && f[11] != "warm") throw UserError(where + "l2_mode '" + f[11] + "' must be cold or warm");
+      if (f[11] != "cold" && f[11] != "warm")
+        throw UserError(where + "unknown l2_mode '" + f[11] + "'; write cold or warm");
       p.mapping.algo = *algo;
       p.workload.dtype = *dtype;
       p.workload.batch = integer(f[5], "batch");
@@ -127,9 +136,10 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
     }
     RecordedPoint& p = points[it->second];
     const auto metric = parse_metric(f[12]);
-    if (!metric) throw UserError(where + "unknown metric '" + f[12] + "'; see docs/results/README.md");
+    if (!metric) throw UserError(where + "unknown metric '" + f[12] + "'; use one of " + metric_list());
     const auto m = static_cast<std::size_t>(*metric);
-    if (p.measured[m] || p.predicted[m]) throw UserError(where + "metric " + f[12] + " appears twice for this point");
+    if (p.measured[m] || p.predicted[m])
+      throw UserError(where + "metric " + f[12] + " appears twice for this point; keep one of the two rows");
     p.predicted[m] = number(f[13], "predicted");
     p.measured[m] = number(f[14], "measured");
   }
@@ -189,20 +199,26 @@ std::vector<Miss> read_misses(const std::string& path) {
   std::string line;
   std::getline(in, line);
   if (trim(line) != "point,metric,error_pct")
-    throw UserError(path + ":1: not a list of misses (the header must be point,metric,error_pct)");
+    throw UserError(path + ":1: not a list of misses (header point,metric,error_pct); write one with "
+                    "`fasim compare --recorded FILE.csv --misses OUT.csv`");
   std::vector<Miss> out;
   for (int lineno = 2; std::getline(in, line); ++lineno) {
     if (trim(line).empty()) continue;
     const std::vector<std::string> f = split(line);
-    const auto metric = f.size() == 3 ? parse_metric(f[1]) : std::nullopt;
-    double e = 0;
+    const std::string where = path + ":" + std::to_string(lineno) + ": ";
+    if (f.size() != 3)
+      throw UserError(where + "expected point,metric,error_pct, found " + std::to_string(f.size()) +
+                      " fields; fix the row");
+    const auto metric = parse_metric(f[1]);
+    if (!metric) throw UserError(where + "unknown metric '" + f[1] + "'; use one of " + metric_list());
+    double e = std::nan("");
     try {
-      e = f.size() == 3 ? std::stod(f[2]) : 0;
+      std::size_t used = 0;
+      e = std::stod(f[2], &used);
+      if (used != f[2].size()) e = std::nan("");
     } catch (const std::exception&) {
-      e = std::nan("");
     }
-    if (!metric || std::isnan(e))
-      throw UserError(path + ":" + std::to_string(lineno) + ": expected point,metric,error_pct; fix the row");
+    if (std::isnan(e)) throw UserError(where + "error_pct '" + f[2] + "' is not a number; fix the row");
     out.push_back({f[0], *metric, e});
   }
   return out;

@@ -306,6 +306,7 @@ std::optional<Figure> parse_figure(std::string_view s) {
   if (s == "block-size") return Figure::block_size;
   if (s == "roofline") return Figure::roofline;
   if (s == "predicted-vs-measured") return Figure::predicted_vs_measured;
+  if (s == "gpu-bench") return Figure::gpu_bench;
   return std::nullopt;
 }
 
@@ -315,6 +316,7 @@ Chart make_figure(Figure figure, const SweepTable& rows, const std::string& orig
     case Figure::block_size: return block_size(rows, origin);
     case Figure::roofline: return roofline(rows, origin, device);
     case Figure::predicted_vs_measured: return predicted_vs_measured(rows, origin).front();
+    case Figure::gpu_bench: return gpu_bench_panels(rows, origin).front();
   }
   return {};
 }
@@ -322,6 +324,7 @@ Chart make_figure(Figure figure, const SweepTable& rows, const std::string& orig
 std::vector<Chart> make_figure_panels(Figure figure, const SweepTable& rows, const std::string& origin,
                                       const std::string& device) {
   if (figure == Figure::predicted_vs_measured) return predicted_vs_measured(rows, origin);
+  if (figure == Figure::gpu_bench) return gpu_bench_panels(rows, origin);
   return {make_figure(figure, rows, origin, device)};
 }
 

@@ -156,7 +156,8 @@ std::vector<std::string> LessonNumbers::scenario_args(std::string_view flags_or_
 }
 
 nlohmann::json LessonNumbers::lookup(std::string_view ref, int line) {
-  const std::string r = trim(ref);
+  std::string r = trim(ref);
+  std::replace_if(r.begin(), r.end(), [](unsigned char c) { return std::isspace(c); }, ' ');  // a mark may wrap
   const std::size_t of = r.find(" of ");
   if (of == std::string::npos)
     fail(line, "'" + r + "' is not KEY of FLAGS; write e.g. {{ hbm.read_bytes of --N 16 --d 4 }} or {{ calc: ... }}");
@@ -169,6 +170,7 @@ nlohmann::json LessonNumbers::lookup(std::string_view ref, int line) {
   const std::vector<std::string> args = scenario_args(source, line);
   if (std::find(args.begin(), args.end(), "--recorded") != args.end())
     return lookup_recorded(key, args, "these flags", line);
+  if (std::find(args.begin(), args.end(), "--ncu") != args.end()) return lookup_ncu(key, args, line);
   const nlohmann::json* report = nullptr;
   try {
     report = &reports_.get(args, needs_numerics(key));
@@ -191,14 +193,37 @@ RecordedSelection LessonNumbers::selection(const std::vector<std::string>& words
   } catch (const UserError& e) {
     fail(line, e.what());
   }
+  sel.csv = beside_lesson(sel.csv);
+  if (sel.device.ends_with(".toml") || sel.device.find('/') != std::string::npos)
+    sel.device = beside_lesson(sel.device);
+  return sel;
+}
+
+std::string LessonNumbers::beside_lesson(const std::string& path) const {
   // Paths are relative to the lesson's directory, as a scenario's --device FILE.toml is.
   const std::filesystem::path dir = std::filesystem::path(lesson_.origin).parent_path();
-  auto beside = [&](const std::string& p) {
-    return std::filesystem::path(p).is_relative() ? (dir / p).lexically_normal().string() : p;
-  };
-  sel.csv = beside(sel.csv);
-  if (sel.device.ends_with(".toml") || sel.device.find('/') != std::string::npos) sel.device = beside(sel.device);
-  return sel;
+  return std::filesystem::path(path).is_relative() ? (dir / path).lexically_normal().string() : path;
+}
+
+nlohmann::json LessonNumbers::lookup_ncu(const std::string& key, const std::vector<std::string>& words, int line) {
+  NcuSelection sel;
+  try {
+    sel = parse_ncu_selection(words);
+  } catch (const UserError& e) {
+    fail(line, e.what());
+  }
+  sel.csv = beside_lesson(sel.csv);
+  const nlohmann::json* part = nullptr;
+  try {
+    part = &reports_.profile(sel);
+  } catch (const UserError& e) {
+    fail(line, std::string("the profiler run does not load: ") + e.what());
+  }
+  try {
+    return json_at(*part, key);
+  } catch (const UserError& e) {
+    fail(line, std::string(e.what()) + "; the keys are run, kernel, launches and metrics.NAME (recorded_ncu.hpp)");
+  }
 }
 
 nlohmann::json LessonNumbers::lookup_recorded(const std::string& key, const std::vector<std::string>& words,

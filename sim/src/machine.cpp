@@ -20,7 +20,7 @@ std::int64_t sector_bytes(const HbmTensor& t, std::int64_t bh, std::int64_t row0
 }
 
 Machine::Machine(const DeviceSpec& dev, const Hbm& hbm, double matmul_rate, bool double_buffer,
-                 ComputeModel compute)
+                 ComputeModel compute, int warps_per_block, WarpLatency latency)
     : dev_(dev),
       hbm_(hbm),
       matmul_per_sm_(matmul_rate / static_cast<double>(dev.sm_count)),
@@ -29,6 +29,8 @@ Machine::Machine(const DeviceSpec& dev, const Hbm& hbm, double matmul_rate, bool
       sram_bw_(dev.sram_bandwidth_per_sm),
       double_buffer_(double_buffer),
       compute_(compute),
+      warps_per_block_(warps_per_block),
+      latency_(latency),
       l2_(dev.l2_bytes, dev.l2_partitions, dev.sm_count, dev.l2_sector_bytes),
       sms_(static_cast<std::size_t>(dev.sm_count)) {}
 
@@ -47,7 +49,7 @@ void Machine::warm_inputs(std::int64_t br, std::int64_t bc) {
 
 void Machine::begin_kernel() {
   hbm_server_.busy = l2_server_.busy = 0;
-  for (Sm& sm : sms_) sm.sram.busy = sm.tensor.busy = sm.fp32.busy = sm.sfu.busy = 0;
+  for (Sm& sm : sms_) sm.sram.busy = sm.tensor.busy = sm.fp32.busy = sm.sfu.busy = sm.latency = 0;
 }
 
 std::array<double, kBoundCount> Machine::kernel_busy() const {
@@ -59,6 +61,7 @@ std::array<double, kBoundCount> Machine::kernel_busy() const {
     b[static_cast<int>(Bound::matmul)] = std::max(b[static_cast<int>(Bound::matmul)], sm.tensor.busy);
     b[static_cast<int>(Bound::fp32)] = std::max(b[static_cast<int>(Bound::fp32)], sm.fp32.busy);
     b[static_cast<int>(Bound::exp)] = std::max(b[static_cast<int>(Bound::exp)], sm.sfu.busy);
+    b[static_cast<int>(Bound::latency)] = std::max(b[static_cast<int>(Bound::latency)], sm.latency);
   }
   return b;
 }
@@ -116,10 +119,22 @@ double Machine::compute(Step& s, BlockClock& c) {
   // cuda-simt: multiply-adds run on the FP32 units, and each (2 FLOPs) reads
   // two 4-byte words from shared memory. A server given 0 seconds is not used.
   const bool simt = compute_ == ComputeModel::cuda_simt;
-  const double done = std::max({sm.tensor.serve(start, simt ? 0.0 : matmul / matmul_per_sm_),
-                                sm.sram.serve(start, simt ? matmul * 4.0 / sram_bw_ : 0.0),
-                                sm.fp32.serve(start, (simt ? matmul + other : other) / fp32_per_sm_),
-                                sm.sfu.serve(start, static_cast<double>(s.exps) / exp_per_sm_), start});
+  const auto exps = static_cast<double>(s.exps);
+  // CUDA models: the pipe a unit of work waits on is held latency / W longer,
+  // W the warps resident on this SM (timing.hpp, WarpLatency).
+  double lat_matmul = 0, lat_exp = 0;
+  if (warps_per_block_ > 0) {
+    const double warps = static_cast<double>(std::max(sm.blocks, 1) * warps_per_block_);
+    lat_matmul = simt ? matmul / (2.0 * kWarpSize) * latency_.simt_fma_cycles / dev_.clock_hz / warps
+                      : matmul / matmul_per_sm_ * latency_.mma_mma_times / warps;
+    lat_exp = exps / kWarpSize * latency_.exp_cycles / dev_.clock_hz / warps;
+    sm.latency += lat_matmul + lat_exp;
+  }
+  const double done =
+      std::max({sm.tensor.serve(start, simt ? 0.0 : matmul / matmul_per_sm_ + lat_matmul),
+                sm.sram.serve(start, simt ? matmul * 4.0 / sram_bw_ + lat_matmul : 0.0),
+                sm.fp32.serve(start, (simt ? matmul + other : other) / fp32_per_sm_),
+                sm.sfu.serve(start, exps / exp_per_sm_ + lat_exp), start});
   s.start_s = start;
   c.t = done;
   return done;

@@ -122,7 +122,8 @@ std::vector<Chart> predicted_vs_measured(const SweepTable& t, const std::string&
     }
   }
   if (bytes.order.empty() && time.order.empty())
-    throw UserError(origin + ": no metric ends in _bytes or is time_s; is this a `fasim compare --sweep` CSV?");
+    throw UserError(origin + ": no metric ends in _bytes or is time_s; plot the long-form CSV that "
+                    "`fasim compare --sweep ... --out FILE.csv` writes (see docs/results/)");
 
   std::string on, when;
   for (const std::string& d : devices) on += (on.empty() ? "" : ", ") + d;

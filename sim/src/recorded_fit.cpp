@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "fasim/error.hpp"
+#include "fasim/report.hpp"
 
 namespace fasim {
 namespace {
@@ -161,12 +162,11 @@ nlohmann::json recorded_fit_json(const std::vector<Reprediction>& reps, const De
                       {"date", first.date},
                       {"points", reps.size()},
                       {"misses", find_misses(reps).size()}};
-  j["spec"] = {{"sm_count", device.sm_count},
-               {"l2_bytes", device.l2_bytes},
-               {"hbm_bandwidth", device.hbm_bandwidth},
-               {"matmul_flops_fp32", device.matmul_flops_fp32},
-               {"matmul_flops_fp16", device.matmul_flops_fp16},
-               {"fp32_flops", device.fp32_flops}};
+  // Every figure `fasim run --json` gives as device_spec, plus the flat
+  // matmul keys this JSON has always had.
+  j["spec"] = device_spec_json(device);
+  j["spec"]["matmul_flops_fp32"] = device.matmul_flops_fp32;
+  j["spec"]["matmul_flops_fp16"] = device.matmul_flops_fp16;
   nlohmann::json filters = nlohmann::json::object();
   for (const auto& [flag, value] : sel.filters) filters[flag.substr(2)] = value;
   j["filters"] = filters;

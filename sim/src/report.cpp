@@ -7,6 +7,37 @@ double arithmetic_intensity(const Ledger& ledger) {
   return bytes > 0 ? static_cast<double>(ledger.flops().total()) / static_cast<double>(bytes) : 0.0;
 }
 
+nlohmann::json device_spec_json(const DeviceSpec& d) {
+  // The device's figures, so lessons check a device figure as they check a
+  // byte count: {{ device_spec.sm_count of NAME }}.
+  const auto balance = [&](double rate) { return d.hbm_bandwidth > 0 ? rate / d.hbm_bandwidth : 0.0; };
+  return {{"name", d.name},
+          {"description", d.description},
+          {"sm_count", d.sm_count},
+          {"clock_hz", d.clock_hz},
+          {"sram_bytes_per_sm", d.sram_bytes_per_sm},
+          {"sram_bytes_per_block", d.sram_bytes_per_block},
+          {"sram_bandwidth_per_sm", d.sram_bandwidth_per_sm},
+          {"register_bytes_per_sm", d.register_bytes_per_sm},
+          {"register_bytes_per_block", d.register_bytes_per_block},
+          {"l2_bytes", d.l2_bytes},
+          {"l2_line_bytes", d.l2_line_bytes},
+          {"l2_sector_bytes", d.l2_sector_bytes},
+          {"l2_partitions", d.l2_partitions},
+          {"l2_bandwidth", d.l2_bandwidth},
+          {"l2_latency_s", d.l2_latency_s},
+          {"hbm_bytes", d.hbm_bytes},
+          {"hbm_bandwidth", d.hbm_bandwidth},
+          {"hbm_latency_s", d.hbm_latency_s},
+          {"matmul_flops", {{"fp32", d.matmul_flops_fp32}, {"fp16", d.matmul_flops_fp16}, {"bf16", d.matmul_flops_bf16}}},
+          {"fp32_flops", d.fp32_flops},
+          {"exp_rate", d.exp_rate},
+          {"launch_overhead_s", d.launch_overhead_s},
+          {"balance_point",
+           {{"fp32", balance(d.matmul_flops_fp32)}, {"fp16", balance(d.matmul_flops_fp16)},
+            {"bf16", balance(d.matmul_flops_bf16)}}}};
+}
+
 nlohmann::json report_json(const Simulation& sim, const std::optional<NumericsResult>& numerics) {
   using nlohmann::json;
   const Workload& w = sim.workload();
@@ -28,6 +59,7 @@ nlohmann::json report_json(const Simulation& sim, const std::optional<NumericsRe
         {"page_size", w.page_size}}},
       {"mapping", {{"algo", std::string(name(m.algo))}, {"br", m.br}, {"bc", m.bc}, {"splits", m.splits}}},
       {"device", sim.device().name},
+      {"device_spec", device_spec_json(sim.device())},
       {"hbm",
        {{"read_bytes", L.hbm_total().read_bytes},
         {"write_bytes", L.hbm_total().write_bytes},
@@ -79,7 +111,12 @@ nlohmann::json report_json(const Simulation& sim, const std::optional<NumericsRe
   if (numerics) {
     j["numerics"] = {{"max_abs_error", numerics->max_abs_error},
                      {"max_rel_error", numerics->max_rel_error},
-                     {"reference", "fp64, same stored inputs"}};
+                     {"reference", "fp64, same stored inputs"},
+                     {"nonfinite_inputs", numerics->nonfinite_inputs},
+                     {"propagated_values", numerics->propagated},
+                     {"overflowed_values", numerics->overflowed}};
+    if (numerics->overflowed > 0)
+      j["numerics"]["overflow"] = {{"cause", numerics->overflow_cause}, {"fix", numerics->overflow_fix}};
   }
   return j;
 }

@@ -10,26 +10,40 @@
 #include "fasim/paged_kv.hpp"
 #include "fasim/reference.hpp"
 #include "fasim/tiling.hpp"
+#include "overflow_cause.hpp"
 
 namespace fasim {
 
 namespace {
 
-// Q, K, V ~ N(0, 1), rounded to the storage type. Never zeros (GPU.md).
-void fill_random(HbmTensor& t, std::mt19937_64& rng) {
+// Q, K, V ~ N(0, scale^2), rounded to the storage type. Never zeros (GPU.md).
+void fill_random(HbmTensor& t, float scale, std::mt19937_64& rng) {
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (std::size_t i = 0; i < t.values.size(); ++i) t.values.set(i, normal(rng));  // set() rounds to the dtype
+  for (std::size_t i = 0; i < t.values.size(); ++i) t.values.set(i, scale * normal(rng));  // set() rounds to the dtype
 }
 
 // Paged K or V: the same values, in the same order, as contiguous K or V,
 // scattered through the block table (so paging cannot change the output).
-void fill_random_paged(Hbm& hbm, const Workload& w, TensorId t, std::mt19937_64& rng) {
+void fill_random_paged(Hbm& hbm, const Workload& w, TensorId t, float scale, std::mt19937_64& rng) {
   std::normal_distribution<float> normal(0.0f, 1.0f);
   HbmTensor& x = hbm.at(t);
   for (std::int64_t h = 0; h < w.bh_kv(); ++h)
     for (std::int64_t r = 0; r < w.n_keys(); ++r)
       for (std::int64_t c = 0; c < w.d; ++c)
-        x.values.set(static_cast<std::size_t>(kv_offset(w, hbm, t, h, r, c)), normal(rng));
+        x.values.set(static_cast<std::size_t>(kv_offset(w, hbm, t, h, r, c)), scale * normal(rng));
+}
+
+// The CUDA teaching kernels' occupancy (versions 1-3): tiles are widened to
+// fp32 in shared memory, and the flash kernels keep S there too (+1 KiB the
+// driver reserves per block); registers as ncu reports (ncu.csv, "Block Limit
+// Registers"): flash1 254 per thread, 1 block of 256 threads; flash2 and
+// naive (the same OutTile) 127, 2 blocks.
+std::int64_t cuda_simt_blocks_per_sm(const Workload& w, const Mapping& m, const OnChipBytes& need,
+                                     const DeviceSpec& dev) {
+  std::int64_t smem = need.shared / w.elem_bytes() * 4 + 1024;
+  if (m.algo != Algo::naive) smem += m.br * m.bc * 4;
+  const std::int64_t by_registers = m.algo == Algo::flash1 ? 1 : 2;
+  return std::max<std::int64_t>(1, std::min(by_registers, dev.sram_bytes_per_sm / smem));
 }
 
 std::string gib(double bytes) {
@@ -64,10 +78,11 @@ Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, Si
   algo.declare(w, mapping_, hbm_, values);
   if (values) {
     std::mt19937_64 rng(options_.seed);
-    fill_random(hbm_.at(TensorId::Q), rng);
+    fill_random(hbm_.at(TensorId::Q), options_.scale.q, rng);
     for (TensorId t : {TensorId::K, TensorId::V}) {
-      if (w.page_size > 0) fill_random_paged(hbm_, w, t, rng);
-      else fill_random(hbm_.at(t), rng);
+      const float scale = t == TensorId::K ? options_.scale.k : options_.scale.v;
+      if (w.page_size > 0) fill_random_paged(hbm_, w, t, scale, rng);
+      else fill_random(hbm_.at(t), scale, rng);
     }
     // Poison O so a row the algorithm never writes cannot pass as correct.
     HbmValues& o = hbm_.at(TensorId::O).values;
@@ -83,8 +98,9 @@ Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, Si
     blocks_per_sm_ = std::min(blocks_per_sm_, device_.register_bytes_per_sm / need_.registers);
   blocks_per_sm_ = std::max<std::int64_t>(blocks_per_sm_, 1);
   if (options_.compute == ComputeModel::cuda_mma) blocks_per_sm_ = 1;  // register-limited (ncu)
+  if (options_.compute == ComputeModel::cuda_simt) blocks_per_sm_ = cuda_simt_blocks_per_sm(w, mapping_, need_, device_);
   machine_ = std::make_unique<Machine>(device_, hbm_, device_.matmul_flops(w.dtype), mapping_.double_buffer,
-                                       options_.compute);
+                                       options_.compute, warps_per_block(options_.compute, mapping_.br));
   if (options_.l2 == L2Start::warm) machine_->warm_inputs(mapping_.br, mapping_.bc);
   start_kernel(0.0);
 }
@@ -149,6 +165,7 @@ double Simulation::dispatch(std::size_t s, double t) {
   slot.ctx = std::make_unique<Block>(hbm_, workload_, options_.numerics, options_.watch,
                                      static_cast<std::int32_t>(kernel_), next_block_++, step_);
   slot.body = k.body(*slot.ctx);
+  machine_->occupy(static_cast<std::int32_t>(s % static_cast<std::size_t>(device_.sm_count)), 1);
   // Slot s sits on SM s mod SMs: blocks spread over the SMs first, then stack.
   slot.clock = BlockClock{.t = t, .loads_done = t, .load_gate = t, .last_load = t, .stores_done = t,
                           .computing = false, .sm = static_cast<std::int32_t>(s % static_cast<std::size_t>(device_.sm_count))};
@@ -184,6 +201,7 @@ bool Simulation::next() {
     Slot& slot = slots_[s];
     if (!slot.body.next()) {  // the block is finished: the slot takes the next block
       kernel_end_ = std::max({kernel_end_, slot.clock.t, slot.clock.stores_done});
+      machine_->occupy(slot.clock.sm, -1);
       ready_.replace_top(dispatch(s, slot.clock.t));
       continue;
     }
@@ -210,18 +228,33 @@ std::int64_t Simulation::l2_dirty_bytes() const { return machine_->l2().dirty_by
 NumericsResult Simulation::numerics() const {
   NumericsResult r;
   if (!done_ || !options_.numerics) return r;
+  for (TensorId t : {TensorId::Q, TensorId::K, TensorId::V})
+    for (float x : hbm_.at(t).values) r.nonfinite_inputs += std::isfinite(x) ? 0 : 1;
   const HbmTensor& o = hbm_.at(TensorId::O);
   for (std::int64_t h = 0; h < workload_.bh(); ++h) {
     const std::vector<double> ref = reference_attention(hbm_, workload_, h);
     const auto first = static_cast<std::size_t>(o.offset(h, 0, 0));
     for (std::size_t i = 0; i < ref.size(); ++i) {
-      const double err = std::abs(static_cast<double>(o.values[first + i]) - ref[i]);
+      const double got = o.values[first + i], want = ref[i];
+      if (!std::isfinite(want)) {  // from a NaN or Inf input: O must be the same NaN or Inf
+        const bool same = std::isnan(want) ? std::isnan(got) : got == want;
+        if (same) ++r.propagated;
+        else r.max_abs_error = INFINITY;
+        continue;
+      }
+      r.max_abs_reference = std::max(r.max_abs_reference, std::abs(want));
+      if (!std::isfinite(got)) ++r.overflowed;
       // NaN never compares greater: make it count as an infinite error.
+      const double err = std::abs(got - want);
       r.max_abs_error = std::isnan(err) ? INFINITY : std::max(r.max_abs_error, err);
-      r.max_abs_reference = std::max(r.max_abs_reference, std::abs(ref[i]));
     }
   }
   r.max_rel_error = r.max_abs_reference > 0 ? r.max_abs_error / r.max_abs_reference : r.max_abs_error;
+  if (r.overflowed > 0) {
+    OverflowCause why = overflow_cause(hbm_, workload_, mapping_.algo);
+    r.overflow_cause = std::move(why.cause);
+    r.overflow_fix = std::move(why.fix);
+  }
   return r;
 }
 

@@ -215,7 +215,9 @@ FlatRow run_point(const SweepSpec& s, const SweepPoint& p) {
     sim.run();
     std::optional<NumericsResult> num;
     if (s.options.numerics) num = sim.numerics();
-    flatten_into(row, report_json(sim, num));
+    nlohmann::json report = report_json(sim, num);
+    report.erase("device_spec");  // the same for every row: the "device" column names it
+    flatten_into(row, report);
   } catch (const UserError& e) {
     row.set("error", e.what());
   }

@@ -62,7 +62,9 @@ std::vector<std::optional<FlatRow>> match_done_rows(const SweepSpec& spec, const
   // Numerics columns: a successful row has them exactly when the sweep computes values.
   for (std::size_t r = 0; r < done.size(); ++r) {
     if (!done.at(r, "error").is_null()) continue;
-    const bool has = !done.at(r, "numerics.max_abs_error").is_null();
+    // (numerics.reference, not max_abs_error: an overflowed point's error is
+    // Inf, which JSON and the CSV write as null.)
+    const bool has = !done.at(r, "numerics.reference").is_null();
     if (has != spec.options.numerics)
       throw UserError(file + " was written " + (has ? "with" : "without") + " --numerics; resume " +
                       (has ? "with" : "without") + " --numerics, as the interrupted sweep ran");

@@ -25,6 +25,15 @@ std::string_view name(ComputeModel m) {
   return "?";
 }
 
+int warps_per_block(ComputeModel m, std::int64_t br) {
+  switch (m) {
+    case ComputeModel::ideal: return 0;
+    case ComputeModel::cuda_simt: return 8;  // kThreads = 256
+    case ComputeModel::cuda_mma: return static_cast<int>(std::max<std::int64_t>(br / 16, 1));  // Br * 2 threads
+  }
+  return 0;
+}
+
 Bound classify(const KernelTime& k) {
   Bound best = Bound::hbm;
   for (int i = 0; i <= static_cast<int>(Bound::exp); ++i)

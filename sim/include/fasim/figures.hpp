@@ -10,6 +10,8 @@
 //               and metric): predicted against measured, with y = x and the
 //               bands within 10% and 2x; one panel of bytes (a marker per
 //               counter) and one of time (a marker per algorithm).
+//   gpu-bench   from scripts/gpu-bench.sh's CSV: TFLOP/s against N, a line per
+//               implementation (fasim's kernels, PyTorch's), a panel per d and mask.
 #pragma once
 
 #include <optional>
@@ -23,13 +25,14 @@
 namespace fasim {
 
 /// @brief The figures fasim can draw.
-enum class Figure { bytes_vs_n, block_size, roofline, predicted_vs_measured };
+enum class Figure { bytes_vs_n, block_size, roofline, predicted_vs_measured, gpu_bench };
 
 /// @brief Every figure name, for messages.
-inline constexpr std::string_view kFigureNames = "bytes-vs-n, block-size, roofline, predicted-vs-measured";
+inline constexpr std::string_view kFigureNames =
+    "bytes-vs-n, block-size, roofline, predicted-vs-measured, gpu-bench";
 
-/// @brief "bytes-vs-n", "block-size", "roofline" or "predicted-vs-measured";
-/// nullopt otherwise.
+/// @brief "bytes-vs-n", "block-size", "roofline", "predicted-vs-measured" or
+/// "gpu-bench"; nullopt otherwise.
 std::optional<Figure> parse_figure(std::string_view s);
 
 /// @brief Builds a figure from sweep rows (rows with an "error" cell are left
@@ -41,7 +44,8 @@ Chart make_figure(Figure figure, const SweepTable& rows, const std::string& orig
 
 /// @brief Every panel of a figure (render them with render_svg(panels)):
 /// predicted-vs-measured has one panel of bytes and one of time, when the
-/// rows have both; the other figures have one, make_figure's.
+/// rows have both; gpu-bench one per (d, causal); the other figures have
+/// one, make_figure's.
 std::vector<Chart> make_figure_panels(Figure figure, const SweepTable& rows, const std::string& origin,
                                       const std::string& device = "");
 
@@ -54,5 +58,13 @@ std::vector<Chart> make_figure_panels(Figure figure, const SweepTable& rows, con
 /// subtitle counts them. Throws UserError when no row has metric, predicted
 /// and measured.
 std::vector<Chart> predicted_vs_measured(const SweepTable& rows, const std::string& origin);
+
+/// @brief The panels of gpu-bench from the rows scripts/gpu-bench.sh writes
+/// (columns impl, causal, N, d, tflops; device when present): one panel per
+/// (d, causal) in increasing order, x = N (log 2), y = TFLOP/s from 0, a line
+/// per known implementation in a fixed legend order (fasim's solid, PyTorch's
+/// dashed); rows of unknown implementations are left out and named. Throws
+/// UserError when a column is missing or no row is usable.
+std::vector<Chart> gpu_bench_panels(const SweepTable& rows, const std::string& origin);
 
 }  // namespace fasim

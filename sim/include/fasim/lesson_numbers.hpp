@@ -9,10 +9,15 @@
 //   {{ KEY of RECORDED }}         KEY of `fasim compare --recorded ... --json`:
 //                                 RECORDED names a ```recorded block, or is
 //                                 flags that hold --recorded FILE.csv
+//   {{ KEY of --ncu FILE.csv FLAGS }}  KEY of the part of a recorded ncu CSV
+//                                 that FLAGS pick (recorded_ncu.hpp), e.g.
+//                                 metrics.dram__bytes_read.sum
 //   \{{                           a literal "{{"
 //
 // KEY is a dotted path into the JSON report: hbm.read_bytes,
-// hbm.by_tensor.K.read_bytes, time.seconds, time.kernels.0.bound. Runs count
+// hbm.by_tensor.K.read_bytes, time.seconds, time.kernels.0.bound, and the
+// device's figures, device_spec.sm_count or device_spec.balance_point.fp16
+// (report.hpp, device_spec_json). Runs count
 // only, unless KEY needs values: numerics.* (errors against the fp64
 // reference) and row.* (lessons only: the watched row's running max and sum,
 // row.m.J and row.l.J after key block J, row.final_m, row.final_l, row.index).
@@ -35,6 +40,7 @@
 
 #include "fasim/lesson.hpp"
 #include "fasim/recorded_fit.hpp"
+#include "fasim/recorded_ncu.hpp"
 #include "fasim/simulation.hpp"
 
 namespace fasim {
@@ -78,10 +84,14 @@ class ScenarioReports {
   /// @brief The fit JSON of recorded points (recorded_fit.hpp); each file is
   /// read and predicted again once.
   const nlohmann::json& recorded(const RecordedSelection& sel) { return recorded_.get(sel); }
+  /// @brief The part of a recorded ncu CSV that `sel` picks (recorded_ncu.hpp);
+  /// each file is read once.
+  const nlohmann::json& profile(const NcuSelection& sel) { return profiles_.get(sel); }
 
  private:
   SimulationFactory make_;
   RecordedFits recorded_;
+  RecordedProfiles profiles_;
   std::map<std::pair<std::vector<std::string>, bool>, nlohmann::json> cache_;
 };
 
@@ -126,6 +136,10 @@ class LessonNumbers {
   nlohmann::json lookup_recorded(const std::string& key, const std::vector<std::string>& words, const std::string& what,
                                  int line);
   RecordedSelection selection(const std::vector<std::string>& words, int line) const;
+  // KEY of a recorded ncu CSV's part, picked by --ncu FILE.csv and filters.
+  nlohmann::json lookup_ncu(const std::string& key, const std::vector<std::string>& words, int line);
+  // A path as written in the lesson, made relative to the lesson's directory.
+  std::string beside_lesson(const std::string& path) const;
   double calc(std::string_view expr, int line);
 
   const Lesson& lesson_;

@@ -51,9 +51,15 @@ enum class L2Start : std::uint8_t {
 class Machine {
  public:
   /// @brief A machine of `dev` over `hbm`; matmuls at `matmul_rate` FLOP/s
-  /// (whole chip) unless `compute` prices them otherwise.
+  /// (whole chip) unless `compute` prices them otherwise. `warps_per_block`
+  /// > 0 prices the warp latency of the CUDA compute models (timing.hpp).
   Machine(const DeviceSpec& dev, const Hbm& hbm, double matmul_rate, bool double_buffer,
-          ComputeModel compute = ComputeModel::ideal);
+          ComputeModel compute = ComputeModel::ideal, int warps_per_block = 0,
+          WarpLatency latency = kWarpLatency);
+
+  /// @brief A block arrived on (delta = 1) or left (delta = -1) SM `sm`: the
+  /// warp latency is shared by the warps resident there.
+  void occupy(std::int32_t sm, int delta) { sms_[static_cast<std::size_t>(sm)].blocks += delta; }
 
   /// @brief Puts Q (Br-row tiles), K and V (Bc-row tiles) in L2 while they fit.
   void warm_inputs(std::int64_t br, std::int64_t bc);
@@ -71,6 +77,8 @@ class Machine {
  private:
   struct Sm {
     Server sram, tensor, fp32, sfu;
+    double latency = 0;  // seconds of warp latency charged to this SM's pipes this kernel
+    int blocks = 0;      // blocks resident now
   };
   double load(Step& s, BlockClock& c);
   double store(Step& s, BlockClock& c);
@@ -81,6 +89,8 @@ class Machine {
   double matmul_per_sm_, fp32_per_sm_, exp_per_sm_, sram_bw_;
   bool double_buffer_;
   ComputeModel compute_;
+  int warps_per_block_;
+  WarpLatency latency_;
   PartitionedL2 l2_;
   Server hbm_server_, l2_server_;
   std::vector<Sm> sms_;

@@ -6,10 +6,12 @@
 // numbers the command shows:
 //
 //   recorded, device, gpu, driver, date   where the numbers come from
-//   spec.sm_count, spec.l2_bytes,         figures of the device predicted on
-//   spec.hbm_bandwidth (bytes/s),         (rates in FLOP/s)
-//   spec.matmul_flops_fp32 / _fp16,
-//   spec.fp32_flops
+//   spec.KEY                              figures of the device predicted on:
+//                                         every key of device_spec_json
+//                                         (report.hpp), e.g. spec.l2_bytes,
+//                                         spec.hbm_bandwidth (bytes/s),
+//                                         spec.fp32_flops (FLOP/s), plus
+//                                         spec.matmul_flops_fp32 / _fp16
 //   points                                recorded points kept by the filters
 //   misses                                (point, metric) pairs outside their bars
 //   fit.METRIC.points                     points that measured METRIC

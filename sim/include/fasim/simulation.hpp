@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "fasim/block.hpp"
@@ -22,10 +23,19 @@
 
 namespace fasim {
 
+/// @brief Standard deviations of the random inputs (1: N(0, 1)). Large ones
+/// show where fp16, bf16 and fp32 overflow (docs/variants.md, "Hostile inputs").
+struct InputScale {
+  float q = 1;  ///< Q ~ N(0, q^2)
+  float k = 1;  ///< K ~ N(0, k^2)
+  float v = 1;  ///< V ~ N(0, v^2)
+};
+
 /// @brief How to run: with values or counting only, inputs' seed, watched row.
 struct SimOptions {
   bool numerics = true;      ///< compute real values (execute) or only count (predict)
   std::uint64_t seed = 1;    ///< seed of the random inputs
+  InputScale scale{};        ///< standard deviations of the random inputs
   WatchedRow watch{};        ///< row whose running m and l the steps report
   L2Start l2 = L2Start::cold;  ///< L2 starts empty or holding Q, K and V
   /// how compute steps are priced (fasim compare picks its CUDA kernel's)
@@ -39,12 +49,23 @@ struct TimeReport {
   std::vector<KernelTime> kernels;  ///< one per kernel, in order
 };
 
-/// @brief Error of the output against the fp64 reference.
+/// @brief Error of the output against the fp64 reference, and where O holds
+/// NaN or Inf: as the reference does (from NaN or Inf inputs), or where the
+/// reference is finite because the GPU arithmetic fasim models overflowed.
 struct NumericsResult {
-  double max_abs_error = 0;   ///< max |O - O_ref|
+  /// max |O - O_ref| over the values whose O_ref is finite; infinite if O is
+  /// NaN or Inf at one of them, or differs from a NaN or Inf O_ref
+  double max_abs_error = 0;
   double max_rel_error = 0;   ///< max |O - O_ref| / max |O_ref| (normwise)
-  /// max |O_ref|: the scale max_rel_error divides by
+  /// max finite |O_ref|: the scale max_rel_error divides by
   double max_abs_reference = 0;
+  std::int64_t nonfinite_inputs = 0;  ///< values of Q, K and V that are NaN or Inf as stored
+  std::int64_t propagated = 0;        ///< values of O that are NaN or Inf as O_ref is, the same way
+  std::int64_t overflowed = 0;        ///< values of O that are NaN or Inf where O_ref is finite
+  /// why `overflowed` values exist, one line (empty when there are none)
+  std::string overflow_cause;
+  /// what to change so they do not, one line (empty when there are none)
+  std::string overflow_fix;
 };
 
 /// @brief A running simulation. Thread blocks run concurrently on the SMs as

@@ -52,6 +52,38 @@ enum class ComputeModel : std::uint8_t {
 /// @brief "ideal", "cuda-simt" or "cuda-mma".
 std::string_view name(ComputeModel m);
 
+/// @brief Threads in a warp.
+inline constexpr int kWarpSize = 32;
+
+/// @brief Warps in one thread block of the kernel a compute model prices:
+/// 8 for cuda-simt (256 threads, cuda/src/kernels.hpp kThreads), Br / 16 for
+/// cuda-mma (16 query rows per warp), 0 for ideal (no warp latency priced).
+int warps_per_block(ComputeModel m, std::int64_t br);
+
+/// @brief Latency a warp waits out, per unit of work, in the CUDA compute
+/// models (docs/timing-model.md, "Warps wait"). A pipe that serves W resident
+/// warps of an SM is held for its own work plus latency / W per unit: the
+/// other W - 1 warps hide the rest. Derived from ncu on an H200
+/// (docs/results/h200-2026-11-21-ncu.csv): the profiled kernels' durations
+/// less what the pipes alone take, per unit of work.
+struct WarpLatency {
+  /// cuda-simt: SM clock cycles per multiply-add of a warp (one per lane):
+  /// both operands come from shared memory and the FMA waits for them. Mean of
+  /// flash2 fp32 (N=2048, d=64: 14.3) and flash1 fp32 (N=1024, d=64: 11.3).
+  double simt_fma_cycles = 12.8;
+  /// cuda-mma: per mma.sync m16n8k16 (4096 FLOPs) of a warp, in units of one
+  /// mma at the SM's peak matmul rate (the rate was measured at the clock the
+  /// tensor-core kernel runs at). From flash2 fp16 N=4096 at d=64 and d=128.
+  double mma_mma_times = 5.0;
+  /// cuda-simt and cuda-mma: SM clock cycles per exponential of a lane (one
+  /// softmax element: mask, max, exp, sum, each waiting for the last). From
+  /// the same two tensor-core profiles.
+  double exp_cycles = 16.9;
+};
+
+/// @brief The warp latencies fasim uses for the CUDA compute models.
+inline constexpr WarpLatency kWarpLatency{};
+
 /// @brief A resource serving requests in arrival order at a fixed rate.
 struct Server {
   double free_at = 0;  ///< when the last accepted request finishes
@@ -76,8 +108,10 @@ struct KernelTime {
   double start_s = 0;              ///< launch begins
   double end_s = 0;                ///< last block and last store done
   double launch_s = 0;             ///< launch overhead inside [start, end]
-  /// Busy seconds per Bound (hbm .. exp; latency and launch unused): chip-wide
-  /// resources summed, per-SM resources the busiest SM.
+  /// Busy seconds per Bound (hbm .. exp; launch unused): chip-wide resources
+  /// summed, per-SM resources the busiest SM. `latency`: the warp latency the
+  /// CUDA compute models added to the busiest SM's pipes (already inside
+  /// their busy seconds; 0 for the ideal model).
   std::array<double, kBoundCount> busy{};
   Bound bound = Bound::latency;    ///< what limits this kernel (see classify())
 
