@@ -10,6 +10,9 @@
 # 2048 / d, d = 64 and 128, non-causal and causal. FLOPs = 4 batch heads N^2 d,
 # halved when causal; TFLOP/s = FLOPs / median time.
 # Timed, in this order:
+#   fasim-v6-flash2-fast   `fasim gpu run --kernel 6` (version 4 tuned: 32 query
+#                          rows per warp, two blocks per SM); tiles picked per d
+#                          as for version 4, from 128x128 (d = 64 only), 128x64, 64x64
 #   fasim-v4-flash2-mma    `fasim gpu run --kernel 4` (FlashAttention-2 on tensor
 #                          cores); its tiles (Br x Bc) are picked per d by timing
 #                          128x128, 128x64 and 64x64 once at N = $TILE_N, non-causal
@@ -79,7 +82,7 @@ valid_n() { is_int "$1" && [ "$1" -ge 16 ] && [ "$1" -le 16384 ] && [ $((16384 %
 [ -n "$NS" ] || die "NS is empty; set e.g. NS=\"512 1024\""
 for n in $NS; do valid_n "$n" || die "NS has '$n'; each N must divide 16384 (batch = 16384 / N), e.g. NS=\"512 1024 2048\""; done
 [ -n "$DS" ] || die "DS is empty; set DS=\"64 128\""
-for d in $DS; do [ "$d" = 64 ] || [ "$d" = 128 ] || die "DS has '$d'; version 4 runs d = 64 and 128 only: DS=\"64 128\""; done
+for d in $DS; do [ "$d" = 64 ] || [ "$d" = 128 ] || die "DS has '$d'; versions 4 and 6 run d = 64 and 128 only: DS=\"64 128\""; done
 [ -n "$CAUSAL" ] || die "CAUSAL is empty; set CAUSAL=\"0 1\""
 for c in $CAUSAL; do [ "$c" = 0 ] || [ "$c" = 1 ] || die "CAUSAL has '$c'; use 0 (non-causal) and/or 1: CAUSAL=\"0 1\""; done
 is_int "$RUNS" && [ "$RUNS" -ge 20 ] || die "RUNS=$RUNS; the median needs at least 20 runs: RUNS=30"
@@ -175,34 +178,42 @@ fasim_point() {
 say "# gpu-bench, $DATE: $DEVICE, driver $DRIVER; fasim $FASIM_BIN"
 say "# fp16 forward, batch = 16384 / N, heads = 2048 / d; N: $NS; d: $DS; causal: $CAUSAL; median of $RUNS runs, L2 $L2"
 
-# ---- version 4's tiles, per d ----------------------------------------------------
+# ---- versions 4 and 6: their tiles, per d -----------------------------------------
+# pick_tiles VERSION d CANDIDATES...: sets TILES[VERSION,d] to the fastest
+# candidate at N = TILE_N, non-causal (the first one when TILE_N is empty).
 declare -A TILES
-for d in $DS; do
-  TILES[$d]="128 128"
-  [ -n "$TILE_N" ] || continue
-  best="" best_t="" line=""
-  for tiles in "128 128" "128 64" "64 64"; do
+pick_tiles() {
+  local v=$1 d=$2 best="" best_t="" line="" t
+  shift 2
+  TILES[$v,$d]=$1
+  [ -n "$TILE_N" ] || return 0
+  for tiles in "$@"; do
     set -- $tiles
-    if t=$(fasim_time "fasim-v4 tiles ${1}x$2" 0 "$TILE_N" "$d" --algo flash2 --kernel 4 --br "$1" --bc "$2"); then
+    if t=$(fasim_time "fasim-v$v tiles ${1}x$2" 0 "$TILE_N" "$d" --algo flash2 --kernel "$v" --br "$1" --bc "$2"); then
       line="$line ${1}x$2 $(awk -v t="$t" 'BEGIN { printf "%.3f ms", t * 1e3 }'),"
       if [ -z "$best_t" ] || awk -v a="$t" -v b="$best_t" 'BEGIN { exit !(a < b) }'; then best="$tiles" best_t=$t; fi
     else
       failures=$((failures + 1))
     fi
   done
-  [ -n "$best" ] && TILES[$d]=$best
-  set -- ${TILES[$d]}
+  [ -n "$best" ] && TILES[$v,$d]=$best
+  set -- ${TILES[$v,$d]}
   [ "$DRY" = 1 ] && line=" (dry run: not timed),"
-  say "# version 4 tiles at d=$d, timed at N=$TILE_N non-causal:${line:- none ran,} using ${1}x$2"
+  say "# version $v tiles at d=$d, timed at N=$TILE_N non-causal:${line:- none ran,} using ${1}x$2"
+}
+for d in $DS; do
+  pick_tiles 4 "$d" "128 128" "128 64" "64 64"
+  if [ "$d" = 64 ]; then pick_tiles 6 "$d" "128 128" "128 64" "64 64"; else pick_tiles 6 "$d" "128 64" "64 64"; fi
 done
 
-# ---- fasim: version 4 and version 5 at every point ---------------------------------
+# ---- fasim: versions 6, 4 and 5 at every point -------------------------------------
 for d in $DS; do
-  set -- ${TILES[$d]}
-  br=$1 bc=$2
   for c in $CAUSAL; do
     for n in $NS; do
-      fasim_point fasim-v4-flash2-mma "$c" "$n" "$d" --algo flash2 --kernel 4 --br "$br" --bc "$bc"
+      set -- ${TILES[6,$d]}
+      fasim_point fasim-v6-flash2-fast "$c" "$n" "$d" --algo flash2 --kernel 6 --br "$1" --bc "$2"
+      set -- ${TILES[4,$d]}
+      fasim_point fasim-v4-flash2-mma "$c" "$n" "$d" --algo flash2 --kernel 4 --br "$1" --bc "$2"
       fasim_point fasim-v5-naive-cublas "$c" "$n" "$d" --algo naive --kernel 5
     done
   done
@@ -247,7 +258,7 @@ mv "$PARTIAL" "$CSV"
   echo "runs (CUDA events, L2 $L2); in brackets the ratio to torch-sdpa-fa2 (PyTorch SDPA, FlashAttention-2 backend)."
   awk -F, -v ns="$NS" -v ds="$DS" -v cs="$CAUSAL" -v tn="$TEACH_N" '
     BEGIN {
-      nimpl = split("fasim-v4-flash2-mma fasim-v5-naive-cublas torch-sdpa-fa2 torch-sdpa-cudnn torch-eager " \
+      nimpl = split("fasim-v6-flash2-fast fasim-v4-flash2-mma fasim-v5-naive-cublas torch-sdpa-fa2 torch-sdpa-cudnn torch-eager " \
                     "fasim-v1-naive fasim-v2-flash2-fp32 fasim-v3-flash1-fp32", impl, " ")
       nn = split(ns, N, " "); nd = split(ds, D, " "); nc = split(cs, C, " ")
     }

@@ -180,7 +180,7 @@ Action add_gpu(CLI::App& app) {
                 "Skip the CUPTI counters (to run under ncu or compute-sanitizer, which cannot share them)");
   run->add_option("--kernel", args->kernel,
                   "Kernel version: auto (default: the version of --algo), 1 naive, 2 flash2-fp32, 3 flash1-fp32, "
-                  "4 flash2-mma, 5 naive-cublas (or cublas; with --algo naive)");
+                  "4 flash2-mma, 5 naive-cublas (or cublas; with --algo naive), 6 flash2-fast (fp16/bf16, the fastest)");
   run->footer(
       "The simulated device (for naive's softmax tiling and the default tiles) is the built-in profile of\n"
       "this GPU when --device is not given. --l2 cold (default) flushes L2 before every timed run and every\n"
@@ -200,10 +200,13 @@ Action add_gpu(CLI::App& app) {
       version = cuda::parse_version(args->kernel);
       if (!version)
         throw UserError("unknown kernel '" + args->kernel +
-                        "'; use --kernel auto, 1 to 5, or a name: naive, flash2-fp32, flash1-fp32, flash2-mma, "
-                        "naive-cublas");
+                        "'; use --kernel auto, 1 to 6, or a name: naive, flash2-fp32, flash1-fp32, flash2-mma, "
+                        "naive-cublas, flash2-fast");
     }
     const RunConfig pre = resolve(args->flags);
+    if (args->flags.given("--input-scale"))  // random_inputs draws N(0, 1), as the check's simulation must
+      throw UserError("--input-scale is for the simulator; the GPU run draws N(0, 1) inputs: leave it out, or use "
+                      "`fasim run --input-scale`");
     if (auto why = cuda::unsupported_variant(pre.workload)) throw UserError(*why);
     if (version && cuda::algo_of(*version) != pre.mapping.algo)  // says which --algo the version runs
       throw UserError(cuda::unsupported(*version, pre.workload, pre.mapping, true).value_or("kernel/algo mismatch"));

@@ -20,77 +20,11 @@
 // the lowest block index), so the short blocks fill the tail of the grid; this
 // changes only the order of blocks, not what any block moves.
 // Instances: Br, Bc, d in {64, 128}, storage fp16 or bf16.
-#include <type_traits>
-
-#include "tiles.cuh"
+#include "mma.cuh"
 
 namespace fasim::cuda::kernels {
 
 namespace {
-
-__device__ inline void cp_async16(void* smem, const void* gmem) {
-  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
-}
-__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-template <int N>
-__device__ inline void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-
-__device__ inline void ldmatrix_x4(unsigned (&r)[4], const void* smem) {
-  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
-}
-__device__ inline void ldmatrix_x4_trans(unsigned (&r)[4], const void* smem) {
-  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(s));
-}
-
-// acc (16x8, fp32) += a (16x16) * b (16x8), a row-major, b column-major.
-template <class T>
-__device__ inline void mma(float (&acc)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
-  if constexpr (std::is_same_v<T, __half>) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  } else {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
-        "{%8,%9}, {%0,%1,%2,%3};\n"
-        : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
-}
-
-// Two floats rounded to the storage type, packed low-first into 32 bits.
-template <class T>
-__device__ inline unsigned pack(float lo, float hi) {
-  if constexpr (std::is_same_v<T, __half>) {
-    const __half2 h = __floats2half2_rn(lo, hi);
-    return *reinterpret_cast<const unsigned*>(&h);
-  } else {
-    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
-    return *reinterpret_cast<const unsigned*>(&h);
-  }
-}
-
-// HBM -> shared with cp.async: `rows` real rows of D elements (row stride D in
-// HBM, LD in shared memory); rows rows..R-1 are zeroed. Counted as one tile.
-template <class T, int R, int D, int LD, int THREADS>
-__device__ void copy_tile_async(T* dst, const T* src, int rows, unsigned long long* counters,
-                                int tensor) {
-  constexpr int kChunks = D * static_cast<int>(sizeof(T)) / 16;  // 16 B copies per row
-  for (int idx = threadIdx.x; idx < R * kChunks; idx += THREADS) {
-    const int r = idx / kChunks, ch = idx % kChunks;
-    T* to = dst + r * LD + ch * 8;
-    if (r < rows) cp_async16(to, src + static_cast<std::size_t>(r) * D + ch * 8);
-    else *reinterpret_cast<uint4*>(to) = make_uint4(0, 0, 0, 0);
-  }
-  tally(counters, tensor, kRead, rows, D, sizeof(T));
-}
 
 template <class T, int BR, int BC, int D>
 __global__ void __launch_bounds__(BR * 2) flash2_mma_kernel(Params p) {

@@ -21,16 +21,22 @@
 //                             kernel between; S and P through HBM. Counts no
 //                             bytes itself (cuBLAS cannot): the runner reports
 //                             closed-form counts for it, marked as such.
+//   version 6  flash2_fast.cu  version 4 made fast: 32 query rows per warp (a
+//                             K or V fragment feeds two mma.sync), Br = 128 as
+//                             4 warps, two blocks per SM, scale folded into
+//                             ex2, masks only where needed. Same tile loads and
+//                             stores as versions 2 and 4.
 //
-// Causal (Params::causal; query i sees keys j <= i, N_kv = N): versions 2-4
+// Causal (Params::causal; query i sees keys j <= i, N_kv = N): versions 2-4 and 6
 // skip every key tile above the diagonal (nothing loaded, nothing counted) and
 // mask the diagonal tiles to -inf, visiting exactly the tiles the simulator's
 // key_tiles() gives (sim/src/algorithms/key_tiles.hpp); versions 1 and 5
 // compute all of S and mask in the softmax, as the simulator's naive does.
 //
 // Versions 1-3 are teaching kernels (one fp32 multiply-add per shared-memory
-// read); version 4 is the one to time, version 5 the baseline to time it
-// against. Versions 1-4 can count their own HBM tile traffic: with counters !=
+// read); version 4 is the tensor-core kernel the simulator is compared with
+// (`fasim compare`), version 6 the one to time, version 5 the baseline to time
+// them against. Versions 1-4 and 6 count their own HBM tile traffic: with counters !=
 // nullptr, thread 0 of a block adds rows * cols * element bytes once per tile
 // it loads or stores (the simulator's Block::load and Block::store), so the
 // counts equal the simulator's Ledger exactly.
@@ -90,15 +96,20 @@ cudaError_t launch_naive(const Params& p, cudaStream_t stream);
 cudaError_t launch_flash2(const Params& p, cudaStream_t stream);
 cudaError_t launch_flash1(const Params& p, cudaStream_t stream);
 cudaError_t launch_flash2_mma(const Params& p, cudaStream_t stream);
+cudaError_t launch_flash2_fast(const Params& p, cudaStream_t stream);
 
 // Dynamic shared memory per block (the largest of a version's kernels).
 std::size_t shared_bytes_naive(const Params& p);
 std::size_t shared_bytes_flash2(const Params& p);
 std::size_t shared_bytes_flash1(const Params& p);
 std::size_t shared_bytes_flash2_mma(const Params& p);
+std::size_t shared_bytes_flash2_fast(const Params& p);
 
 /// @brief True if version 4 has an instance for these tiles and storage type.
 bool flash2_mma_supports(const Params& p);
+/// @brief True if version 6 has an instance: fp16/bf16, Br in {64, 128}, and
+/// d = 64 with Bc in {64, 128} or d = 128 with Bc = 64 (registers).
+bool flash2_fast_supports(const Params& p);
 
 // Version 5 needs a cuBLAS handle, made once per DeviceRun (cublasCreate takes
 // milliseconds: never inside a timed launch). Blas is opaque here so that this

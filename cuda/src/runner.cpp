@@ -57,6 +57,7 @@ std::size_t shared_bytes(KernelVersion v, const k::Params& p) {
     case KernelVersion::flash1: return k::shared_bytes_flash1(p);
     case KernelVersion::flash2_mma: return k::shared_bytes_flash2_mma(p);
     case KernelVersion::naive_cublas: return k::shared_bytes_naive_cublas(p);
+    case KernelVersion::flash2_fast: return k::shared_bytes_flash2_fast(p);
   }
   return 0;
 }
@@ -100,6 +101,7 @@ std::string_view name(KernelVersion v) {
     case KernelVersion::flash1: return "flash1-fp32";
     case KernelVersion::flash2_mma: return "flash2-mma";
     case KernelVersion::naive_cublas: return "naive-cublas";
+    case KernelVersion::flash2_fast: return "flash2-fast";
   }
   return "?";
 }
@@ -146,7 +148,8 @@ Algo algo_of(KernelVersion v) {
     case KernelVersion::naive_cublas: return Algo::naive;
     case KernelVersion::flash1: return Algo::flash1;
     case KernelVersion::flash2:
-    case KernelVersion::flash2_mma: return Algo::flash2;
+    case KernelVersion::flash2_mma:
+    case KernelVersion::flash2_fast: return Algo::flash2;
   }
   return Algo::flash2;
 }
@@ -165,16 +168,26 @@ std::optional<std::string> gpu_unavailable() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) cudaGetLastError();
-  if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) return std::string("no CUDA device found");
+  // Every reason ends in its fix; without a GPU, `fasim run` still simulates.
+  const std::string elsewhere = "run on a machine with an NVIDIA GPU (`fasim run` simulates without one)";
+  if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0))
+    return "no CUDA device found; " + elsewhere;
   if (e == cudaErrorInsufficientDriver)
-    return std::string("no NVIDIA driver, or one older than CUDA runtime ") + std::to_string(CUDART_VERSION / 1000) +
-           "." + std::to_string(CUDART_VERSION % 1000 / 10) + " (" + cudaGetErrorString(e) + ")";
-  if (e != cudaSuccess) return std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
+    return "no NVIDIA driver, or one older than CUDA runtime " + std::to_string(CUDART_VERSION / 1000) + "." +
+           std::to_string(CUDART_VERSION % 1000 / 10) + " (" + cudaGetErrorString(e) +
+           "); install or update the NVIDIA driver, or " + elsewhere;
+  if (e != cudaSuccess)
+    return std::string("no usable CUDA device (") + cudaGetErrorString(e) + "); check it with nvidia-smi, or " +
+           elsewhere;
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return std::string("cannot read the GPU's properties");
+  if (const cudaError_t p = cudaGetDeviceProperties(&prop, 0); p != cudaSuccess)
+    return std::string("cannot read the GPU's properties (") + cudaGetErrorString(p) +
+           "); check it with nvidia-smi, or " + elsewhere;
   const std::string sm = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
   if (prop.major < 8)
-    return std::string(prop.name) + " is " + sm + "; the kernels need sm_80 or newer (mma.sync with bf16)";
+    return std::string(prop.name) + " is " + sm +
+           "; the kernels need sm_80 or newer (mma.sync with bf16): run on an A100, H100 or newer GPU "
+           "(`fasim run` simulates without one)";
   if (const cudaError_t img = k::probe_kernel_image(); img != cudaSuccess) {
     cudaGetLastError();
     return std::string(prop.name) + " (" + sm + ") cannot load the kernels (" + cudaGetErrorString(img) +
@@ -214,6 +227,10 @@ std::optional<std::string> unsupported(KernelVersion v, const Workload& w, const
     return who + " runs fp16/bf16 with Br, Bc, d in {64, 128}; got " + std::string(name(w.dtype)) +
            ", Br=" + to_s(m.br) + ", Bc=" + to_s(m.bc) + ", d=" + to_s(w.d) +
            "; use those tiles or kernel 2 (flash2-fp32)";
+  if (v == KernelVersion::flash2_fast && !k::flash2_fast_supports(p))
+    return who + " runs fp16/bf16 with Br in {64, 128} and (d = 64, Bc in {64, 128}) or (d = 128, Bc = 64); got " +
+           std::string(name(w.dtype)) + ", Br=" + to_s(m.br) + ", Bc=" + to_s(m.bc) + ", d=" + to_s(w.d) +
+           "; use those tiles or kernel 4 (flash2-mma)";
   const bool fp32_tiles = v == KernelVersion::naive || v == KernelVersion::flash2 || v == KernelVersion::flash1;
   if (fp32_tiles && m.br * w.d > k::kThreads * k::kOutPerThread)
     return who + " keeps the (Br, d) output tile in registers: Br*d must be <= " +
@@ -338,6 +355,7 @@ void DeviceRun::launch(bool count) {
     case KernelVersion::flash2: FASIM_CUDA_CHECK(k::launch_flash2(p, nullptr)); break;
     case KernelVersion::flash1: FASIM_CUDA_CHECK(k::launch_flash1(p, nullptr)); break;
     case KernelVersion::flash2_mma: FASIM_CUDA_CHECK(k::launch_flash2_mma(p, nullptr)); break;
+    case KernelVersion::flash2_fast: FASIM_CUDA_CHECK(k::launch_flash2_fast(p, nullptr)); break;
     case KernelVersion::naive_cublas:
       if (const std::string e = k::launch_naive_cublas(p, b_->blas, nullptr); !e.empty())
         throw CudaError("CUDA error in version 5 (naive-cublas), " + e);

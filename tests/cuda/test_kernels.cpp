@@ -164,6 +164,23 @@ TEST_CASE("kernel 4 (flash2-mma) causal: output and byte counters match the simu
           check_version(KernelVersion::flash2_mma, DType::fp16, {1, 2, n, d, br, bc}, true);
 }
 
+TEST_CASE("kernel 6 (flash2-fast): output and byte counters match the simulator, causal too",
+          "[cuda][flash2][causal]") {
+  FASIM_REQUIRE_GPU();
+  // Every instance (Br in {64, 128}; d = 64 with Bc in {64, 128}, d = 128 with
+  // Bc = 64) on a ragged length shorter than one tile, a ragged length over
+  // several tiles, and whole tiles; both storage types; plain and causal.
+  struct Tiles {
+    std::int64_t d, bc;
+  };
+  for (DType t : {DType::fp16, DType::bf16})
+    for (std::int64_t br : {64, 128})
+      for (Tiles x : {Tiles{64, 64}, Tiles{64, 128}, Tiles{128, 64}})
+        for (std::int64_t n : {77, 300, 256})
+          for (bool causal : {false, true}) check_version(KernelVersion::flash2_fast, t, {1, 2, n, x.d, br, x.bc}, causal);
+  check_version(KernelVersion::flash2_fast, DType::fp16, {2, 3, 1000, 128, 128, 64}, true);
+}
+
 TEST_CASE("kernel 5 (naive-cublas): output matches the reference, bytes are the closed form",
           "[cuda][naive][cublas]") {
   FASIM_REQUIRE_GPU();
@@ -190,7 +207,7 @@ TEST_CASE("without counting the kernels give the same output and count nothing",
   const Workload w{1, 2, 200, 64, DType::fp16};
   const cuda::Inputs in = cuda::random_inputs(w, 3);
   for (KernelVersion v : {KernelVersion::naive, KernelVersion::flash2, KernelVersion::flash1,
-                          KernelVersion::flash2_mma}) {
+                          KernelVersion::flash2_mma, KernelVersion::flash2_fast}) {
     CAPTURE(cuda::name(v));
     const Mapping m{cuda::algo_of(v), 64, 64};
     const cuda::RunResult counted = cuda::run(w, m, in, {.version = v, .rows_fit = true, .count = true});

@@ -45,6 +45,12 @@ TEST_CASE("a version that cannot run a shape says why in one line", "[cuda][runn
   why = cuda::unsupported(KernelVersion::flash2, {1, 1, 256, 256, DType::fp32}, {Algo::flash2, 128, 64}, true);
   REQUIRE(why);
   CHECK_THAT(*why, Catch::Contains("--br"));
+  // Version 6 at d = 128 keeps 32 rows of O and S per warp in registers: Bc = 64 only.
+  const auto fast = cuda::unsupported(KernelVersion::flash2_fast, {1, 1, 256, 128, DType::fp16},
+                                      {Algo::flash2, 128, 128}, true);
+  REQUIRE(fast);
+  CHECK_THAT(*fast, Catch::Contains("Bc=128") && Catch::Contains("d = 128, Bc = 64") && Catch::Contains("kernel 4"));
+  CHECK_FALSE(cuda::unsupported(KernelVersion::flash2_fast, {1, 1, 256, 128, DType::fp16}, {Algo::flash2, 128, 64}, true));
   for (const std::string& line : {*why}) CHECK(line.find('\n') == std::string::npos);
 }
 
@@ -66,10 +72,13 @@ TEST_CASE("kernel versions are named by number or name, cuBLAS also as cublas", 
   }
   CHECK(cuda::parse_version("cublas") == KernelVersion::naive_cublas);
   CHECK(cuda::algo_of(KernelVersion::naive_cublas) == Algo::naive);
-  CHECK_FALSE(cuda::parse_version("6"));
+  CHECK(cuda::parse_version("6") == KernelVersion::flash2_fast);
+  CHECK(cuda::algo_of(KernelVersion::flash2_fast) == Algo::flash2);
+  CHECK_FALSE(cuda::parse_version("7"));
   CHECK_FALSE(cuda::parse_version("flash3"));
   CHECK_FALSE(cuda::counts_own_bytes(KernelVersion::naive_cublas));
   CHECK(cuda::counts_own_bytes(KernelVersion::flash2_mma));
+  CHECK(cuda::counts_own_bytes(KernelVersion::flash2_fast));
 }
 
 TEST_CASE("causal runs on every version; other variants are named in one line", "[cuda][runner][causal]") {

@@ -35,13 +35,15 @@ enum class KernelVersion : int {
   flash1 = 3,      ///< FlashAttention (paper Algorithm 1), fp32 arithmetic
   flash2_mma = 4,  ///< FlashAttention-2 on tensor cores: fp16/bf16, Br, Bc, d in {64, 128}
   naive_cublas = 5,  ///< standard attention by cuBLAS GEMMs and a softmax kernel (PyTorch eager's way)
+  flash2_fast = 6,   ///< version 4 tuned: 32 query rows per warp, two blocks per SM (the one to time)
 };
 
 /// @brief Every version, in order.
 inline constexpr KernelVersion kAllVersions[] = {KernelVersion::naive, KernelVersion::flash2, KernelVersion::flash1,
-                                                 KernelVersion::flash2_mma, KernelVersion::naive_cublas};
+                                                 KernelVersion::flash2_mma, KernelVersion::naive_cublas,
+                                                 KernelVersion::flash2_fast};
 
-/// @brief "naive", "flash2-fp32", "flash1-fp32", "flash2-mma" or "naive-cublas".
+/// @brief "naive", "flash2-fp32", "flash1-fp32", "flash2-mma", "naive-cublas" or "flash2-fast".
 std::string_view name(KernelVersion v);
 /// @brief The version named `text`: its number ("5"), its name ("naive-cublas")
 /// or "cublas"; nullopt if none.
@@ -78,7 +80,8 @@ std::optional<std::string> unsupported_variant(const Workload& w);
 ByteCounts naive_cublas_hbm(const Workload& w);
 
 /// @brief Why no GPU can run the kernels: no CUDA device, a driver or runtime
-/// error, or no kernel image for the GPU's architecture. nullopt if one can.
+/// error, or no kernel image for the GPU's architecture, as one line that ends
+/// in the fix (install the driver, run on a GPU, rebuild). nullopt if one can.
 std::optional<std::string> gpu_unavailable();
 /// @brief The GPU used (device 0), e.g. "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs,
 /// 227 KiB shared memory per block)". Needs !gpu_unavailable().
