@@ -14,13 +14,19 @@
 //     fused multiply-add and one ex2.approx; the row max is taken on raw s.
 //   - the mask (ragged last tile, causal diagonal) is applied only in the
 //     tiles that need it; the tiles in the middle skip the compares.
+//   - tile copies are unrolled: a thread's addresses are one base plus
+//     constant steps. ncu showed this kernel executing 11% more instructions
+//     than FlashAttention-2 at the same occupancy, mostly the copy loop's
+//     index arithmetic (docs/results/h200-2026-11-21-ncu-v6-vs-fa2.txt);
+//     unrolling gave +9.5% at d = 128.
 // Everything else is version 4's: cp.async copies with V_j in flight during
 // S = Q K_j^T and K_{j+1} during the softmax and P V_j; padded shared rows for
 // ldmatrix; P straight from the S registers; O out through shared memory in
 // 16-byte stores; causal skips the tiles above the diagonal, heaviest first.
 // Gained (H200, scripts/gpu-bench.sh, docs/results/h200-2026-11-21-gpu-bench.txt):
-// 1.24-1.41x version 4 at N >= 2048; 0.87-0.94x PyTorch's FlashAttention-2
-// (d = 128, N = 4096: 305.8 TFLOP/s against 339.3, version 4 227.0).
+// 1.33-1.53x version 4 at N >= 2048; 0.93-1.05x PyTorch's FlashAttention-2
+// (d = 128, N = 4096: 339.7 TFLOP/s against 340.2, version 4 225.3). Before
+// the copies were unrolled: 0.87-0.94x.
 // Tried and not kept: two V buffers, so that a key block needs two barriers
 // instead of three and none sits between the softmax and P V_j. Expected 5-10%
 // from overlapping one row tile's softmax with the other's matmuls; measured
@@ -36,6 +42,26 @@ namespace {
 constexpr int kRowsPerWarp = 32;          // two m16 tiles
 constexpr int kMt = kRowsPerWarp / 16;    // m16 tiles per warp
 constexpr float kLog2e = 1.4426950408889634f;
+
+// HBM -> shared with cp.async, as copy_tile_async (mma.cuh), but unrolled:
+// each thread copies the same 16-byte column of every THREADS / chunks-th
+// row, so its addresses are one base plus constant steps and the copy costs
+// a cp.async per chunk, not an index division and a loop test as well.
+template <class T, int R, int D, int LD, int THREADS>
+__device__ void copy_tile_unrolled(T* dst, const T* src, int rows, unsigned long long* counters, int tensor) {
+  constexpr int kChunks = D * static_cast<int>(sizeof(T)) / 16;  // 16 B copies per row
+  static_assert(THREADS % kChunks == 0 && R % (THREADS / kChunks) == 0, "whole passes over the tile");
+  constexpr int kStep = THREADS / kChunks;  // rows per pass
+  const int r0 = threadIdx.x / kChunks, ch = threadIdx.x % kChunks;
+  T* to = dst + r0 * LD + ch * 8;
+  const T* from = src + static_cast<std::size_t>(r0) * D + ch * 8;
+#pragma unroll
+  for (int i = 0; i < R / kStep; ++i) {
+    if (r0 + i * kStep < rows) cp_async16(to + i * kStep * LD, from + static_cast<std::size_t>(i) * kStep * D);
+    else *reinterpret_cast<uint4*>(to + i * kStep * LD) = make_uint4(0, 0, 0, 0);
+  }
+  tally(counters, tensor, kRead, rows, D, sizeof(T));
+}
 
 template <class T, int BR, int BC, int D>
 __global__ void __launch_bounds__(BR) flash2_fast_kernel(Params p) {
@@ -58,9 +84,9 @@ __global__ void __launch_bounds__(BR) flash2_fast_kernel(Params p) {
   const T* V = static_cast<const T*>(p.v) + head * D;
   const float scale_log2 = p.scale * kLog2e;  // exp(x) = 2^(x log2 e)
 
-  copy_tile_async<T, BR, D, LD, kThreadsFast>(sq, Q, rows, p.counters, kQ);
+  copy_tile_unrolled<T, BR, D, LD, kThreadsFast>(sq, Q, rows, p.counters, kQ);
   cp_async_commit();
-  copy_tile_async<T, BC, D, LD, kThreadsFast>(sk, K, min(BC, n), p.counters, kK);
+  copy_tile_unrolled<T, BC, D, LD, kThreadsFast>(sk, K, min(BC, n), p.counters, kK);
   cp_async_commit();
 
   float o[kMt][D / 8][4] = {};  // (32, d) of this warp, unnormalised
@@ -71,7 +97,7 @@ __global__ void __launch_bounds__(BR) flash2_fast_kernel(Params p) {
 
   for (int j = 0; j < tc; ++j) {
     const int c0 = j * BC, cols = min(BC, n - c0);
-    copy_tile_async<T, BC, D, LD, kThreadsFast>(sv, V + static_cast<std::size_t>(c0) * D, cols,
+    copy_tile_unrolled<T, BC, D, LD, kThreadsFast>(sv, V + static_cast<std::size_t>(c0) * D, cols,
                                                 p.counters, kV);
     cp_async_commit();
     cp_async_wait<1>();  // Q_i and K_j have landed (V_j may still be in flight)
@@ -99,7 +125,7 @@ __global__ void __launch_bounds__(BR) flash2_fast_kernel(Params p) {
     }
     __syncthreads();  // every warp is done with K_j: start K_{j+1}
     if (j + 1 < tc)
-      copy_tile_async<T, BC, D, LD, kThreadsFast>(sk, K + static_cast<std::size_t>(c0 + BC) * D,
+      copy_tile_unrolled<T, BC, D, LD, kThreadsFast>(sk, K + static_cast<std::size_t>(c0 + BC) * D,
                                                   min(BC, n - c0 - BC), p.counters, kK);
     cp_async_commit();  // possibly empty: keeps the group count uniform
 
