@@ -24,8 +24,9 @@
 //   version 6  flash2_fast.cu  version 4 made fast: 32 query rows per warp (a
 //                             K or V fragment feeds two mma.sync), Br = 128 as
 //                             4 warps, two blocks per SM, scale folded into
-//                             ex2, masks only where needed. Same tile loads and
-//                             stores as versions 2 and 4.
+//                             ex2, masks only where needed, unrolled tile
+//                             copies. Same tile loads and stores as versions
+//                             2 and 4.
 //
 // Causal (Params::causal; query i sees keys j <= i, N_kv = N): versions 2-4 and 6
 // skip every key tile above the diagonal (nothing loaded, nothing counted) and
