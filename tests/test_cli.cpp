@@ -524,8 +524,17 @@ TEST_CASE("fasim devices lists the built-in profiles", "[cli]") {
     names.insert(d.at("name").get<std::string>());
     CHECK(d.at("sm_count").get<std::int64_t>() > 0);
     CHECK(d.at("sram_bytes_per_block").get<std::int64_t>() > 0);
+    CHECK(d.at("matmul_flops_fp16") == d.at("matmul_flops").at("fp16"));
   }
   CHECK(names == std::set<std::string>{"a100", "h100", "h200", "toy"});
+  // Every figure, exactly as a run on that device reports it.
+  const json run = json_of(run_fasim({"run", "--device", "h200", "--N", "64", "--d", "16", "--json", "--no-numerics"}));
+  for (json d : j)
+    if (d.at("name") == "h200") {
+      d.erase("matmul_flops_fp16");
+      CHECK(d == run.at("device_spec"));
+      CHECK(d.at("l2_partitions") == 2);
+    }
 }
 
 // ------------------------------------------------------------------ step

@@ -1,4 +1,5 @@
-// `fasim devices`: the built-in device profiles and their key figures.
+// `fasim devices`: the built-in device profiles and their key figures; with
+// --json every figure, as `fasim run --json` gives it under "device_spec".
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -6,6 +7,7 @@
 #include "commands.hpp"
 #include "fasim/device_spec.hpp"
 #include "fasim/format.hpp"
+#include "fasim/report.hpp"
 #include <nlohmann/json.hpp>
 
 namespace fasim::cli {
@@ -13,16 +15,16 @@ namespace fasim::cli {
 Action add_devices(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   CLI::App* sub = app.add_subcommand("devices", "List the built-in device profiles");
-  sub->add_flag("--json", *json, "Print JSON");
+  sub->add_flag("--json", *json, "Print JSON: every figure of every profile (the device_spec of `fasim run --json`)");
   return [json] {
     const std::vector<DeviceSpec> devs = builtin_devices();
     if (*json) {
       nlohmann::json out = nlohmann::json::array();
-      for (const DeviceSpec& d : devs)
-        out.push_back({{"name", d.name}, {"description", d.description}, {"sm_count", d.sm_count},
-                       {"sram_bytes_per_block", d.sram_bytes_per_block}, {"l2_bytes", d.l2_bytes},
-                       {"hbm_bytes", d.hbm_bytes}, {"hbm_bandwidth", d.hbm_bandwidth},
-                       {"matmul_flops_fp16", d.matmul_flops_fp16}});
+      for (const DeviceSpec& d : devs) {
+        nlohmann::json spec = device_spec_json(d);
+        spec["matmul_flops_fp16"] = d.matmul_flops_fp16;  // as before device_spec: kept for scripts that read it
+        out.push_back(std::move(spec));
+      }
       std::cout << out.dump(2) << "\n";
       return 0;
     }
