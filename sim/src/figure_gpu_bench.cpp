@@ -84,8 +84,9 @@ std::vector<Chart> gpu_bench_panels(const SweepTable& rows, const std::string& o
       s.points = it->second;
       std::sort(s.points.begin(), s.points.end());
       s.line = s.points.size() > 1;
-      s.dash = std::string(l.impl).rfind("torch", 0) == 0 ? "6 4" : "";
-      s.marker = std::string(l.impl).rfind("torch", 0) == 0 ? Marker::square : Marker::circle;
+      const bool torch = std::string_view(l.impl).starts_with("torch");
+      s.dash = torch ? "6 4" : "";
+      s.marker = torch ? Marker::square : Marker::circle;
       ch.series.push_back(std::move(s));
     }
     out.push_back(std::move(ch));

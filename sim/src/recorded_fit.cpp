@@ -9,6 +9,7 @@
 
 #include "fasim/error.hpp"
 #include "fasim/report.hpp"
+#include "flag_pairs.hpp"
 
 namespace fasim {
 namespace {
@@ -31,36 +32,22 @@ const std::vector<std::string>& recorded_filter_flags() {
 }
 
 RecordedSelection parse_recorded_selection(const std::vector<std::string>& words) {
-  std::size_t i = 0;
-  if (words.size() >= 2 && words[0] == "fasim" && words[1] == "compare") i = 2;
-  RecordedSelection sel;
-  bool have_csv = false, have_device = false;
+  const std::size_t first = words.size() >= 2 && words[0] == "fasim" && words[1] == "compare" ? 2 : 0;
   const auto& filters = recorded_filter_flags();
-  for (; i < words.size(); i += 2) {
-    const std::string& flag = words[i];
-    const bool is_filter = std::find(filters.begin(), filters.end(), flag) != filters.end();
-    if (flag != "--recorded" && flag != "--device" && !is_filter)
+  const auto check = [&](const std::string& flag) {
+    if (flag != "--recorded" && flag != "--device" && std::find(filters.begin(), filters.end(), flag) == filters.end())
       throw UserError("unknown flag '" + flag + "' for recorded points; use --recorded FILE.csv, --device NAME, or a "
                       "filter (" + joined(filters) + ") with one value");
-    if (i + 1 >= words.size() || words[i + 1].rfind("--", 0) == 0)
-      throw UserError(flag + " needs a value; write e.g. " + flag + (flag == "--recorded" ? " FILE-sweep.csv" : " VALUE"));
-    const std::string& value = words[i + 1];
-    bool twice = false;
-    if (flag == "--recorded") {
-      twice = have_csv;
-      have_csv = true;
-      sel.csv = value;
-    } else if (flag == "--device") {
-      twice = have_device;
-      have_device = true;
-      sel.device = value;
-    } else {
-      twice = std::any_of(sel.filters.begin(), sel.filters.end(), [&](const auto& f) { return f.first == flag; });
-      sel.filters.emplace_back(flag, value);
-    }
-    if (twice) throw UserError(flag + " is given twice; keep one (a filter takes one value)");
+  };
+  RecordedSelection sel;
+  for (auto& [flag, value] : flag_pairs(words, first, check, [](const std::string& flag) {
+         return flag == "--recorded" ? "FILE-sweep.csv" : "VALUE";
+       })) {
+    if (flag == "--recorded") sel.csv = value;
+    else if (flag == "--device") sel.device = value;
+    else sel.filters.emplace_back(flag, value);
   }
-  if (!have_csv) throw UserError("no recorded run named; add --recorded FILE-sweep.csv");
+  if (sel.csv.empty()) throw UserError("no recorded run named; add --recorded FILE-sweep.csv");
   return sel;
 }
 

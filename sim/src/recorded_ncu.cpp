@@ -13,6 +13,7 @@
 #include "fasim/error.hpp"
 #include "fasim/format.hpp"
 #include "fasim/lesson.hpp"
+#include "flag_pairs.hpp"
 
 namespace fasim {
 namespace {
@@ -121,27 +122,18 @@ std::string ncu_key(std::string_view name) {
 }
 
 NcuSelection parse_ncu_selection(const std::vector<std::string>& words) {
-  NcuSelection sel;
-  bool have_csv = false;
-  for (std::size_t i = 0; i < words.size(); i += 2) {
-    const std::string& flag = words[i];
+  const auto check = [](const std::string& flag) {
     if (flag.rfind("--", 0) != 0 || flag.size() < 3)
       throw UserError("'" + flag + "' is not a flag; write --ncu FILE.csv, then filters such as --algo flash2");
-    if (i + 1 >= words.size() || words[i + 1].rfind("--", 0) == 0)
-      throw UserError(flag + " needs a value; write e.g. " + flag + (flag == "--ncu" ? " FILE-ncu.csv" : " VALUE"));
-    const std::string& value = words[i + 1];
-    bool twice = false;
-    if (flag == "--ncu") {
-      twice = have_csv;
-      have_csv = true;
-      sel.csv = value;
-    } else {
-      twice = std::any_of(sel.filters.begin(), sel.filters.end(), [&](const auto& f) { return f.first == flag; });
-      sel.filters.emplace_back(flag, value);
-    }
-    if (twice) throw UserError(flag + " is given twice; keep one (a filter takes one value)");
+  };
+  NcuSelection sel;
+  for (auto& [flag, value] : flag_pairs(words, 0, check, [](const std::string& flag) {
+         return flag == "--ncu" ? "FILE-ncu.csv" : "VALUE";
+       })) {
+    if (flag == "--ncu") sel.csv = value;
+    else sel.filters.emplace_back(flag, value);
   }
-  if (!have_csv) throw UserError("no profiler run named; add --ncu FILE-ncu.csv");
+  if (sel.csv.empty()) throw UserError("no profiler run named; add --ncu FILE-ncu.csv");
   return sel;
 }
 
