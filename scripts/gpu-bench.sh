@@ -10,6 +10,10 @@
 # 2048 / d, d = 64 and 128, non-causal and causal. FLOPs = 4 batch heads N^2 d,
 # halved when causal; TFLOP/s = FLOPs / median time.
 # Timed, in this order:
+#   fasim-v7-flash2-hopper `fasim gpu run --kernel 7` (Hopper: TMA, wgmma, warp
+#                          specialisation; Br = 128); Bc picked per d from
+#                          128x128 and 128x64 as for version 4; skipped, and
+#                          said so, on a GPU other than an H100/H200
 #   fasim-v6-flash2-fast   `fasim gpu run --kernel 6` (version 4 tuned: 32 query
 #                          rows per warp, two blocks per SM); tiles picked per d
 #                          as for version 4, from 128x128 (d = 64 only), 128x64, 64x64
@@ -178,7 +182,7 @@ fasim_point() {
 say "# gpu-bench, $DATE: $DEVICE, driver $DRIVER; fasim $FASIM_BIN"
 say "# fp16 forward, batch = 16384 / N, heads = 2048 / d; N: $NS; d: $DS; causal: $CAUSAL; median of $RUNS runs, L2 $L2"
 
-# ---- versions 4 and 6: their tiles, per d -----------------------------------------
+# ---- versions 4, 6 and 7: their tiles, per d -----------------------------------------
 # pick_tiles VERSION d CANDIDATES...: sets TILES[VERSION,d] to the fastest
 # candidate at N = TILE_N, non-causal (the first one when TILE_N is empty).
 declare -A TILES
@@ -204,12 +208,15 @@ pick_tiles() {
 for d in $DS; do
   pick_tiles 4 "$d" "128 128" "128 64" "64 64"
   if [ "$d" = 64 ]; then pick_tiles 6 "$d" "128 128" "128 64" "64 64"; else pick_tiles 6 "$d" "128 64" "64 64"; fi
+  pick_tiles 7 "$d" "128 128" "128 64"
 done
 
-# ---- fasim: versions 6, 4 and 5 at every point -------------------------------------
+# ---- fasim: versions 7, 6, 4 and 5 at every point ----------------------------------
 for d in $DS; do
   for c in $CAUSAL; do
     for n in $NS; do
+      set -- ${TILES[7,$d]}
+      fasim_point fasim-v7-flash2-hopper "$c" "$n" "$d" --algo flash2 --kernel 7 --br "$1" --bc "$2"
       set -- ${TILES[6,$d]}
       fasim_point fasim-v6-flash2-fast "$c" "$n" "$d" --algo flash2 --kernel 6 --br "$1" --bc "$2"
       set -- ${TILES[4,$d]}
@@ -258,7 +265,7 @@ mv "$PARTIAL" "$CSV"
   echo "runs (CUDA events, L2 $L2); in brackets the ratio to torch-sdpa-fa2 (PyTorch SDPA, FlashAttention-2 backend)."
   awk -F, -v ns="$NS" -v ds="$DS" -v cs="$CAUSAL" -v tn="$TEACH_N" '
     BEGIN {
-      nimpl = split("fasim-v6-flash2-fast fasim-v4-flash2-mma fasim-v5-naive-cublas torch-sdpa-fa2 torch-sdpa-cudnn torch-eager " \
+      nimpl = split("fasim-v7-flash2-hopper fasim-v6-flash2-fast fasim-v4-flash2-mma fasim-v5-naive-cublas torch-sdpa-fa2 torch-sdpa-cudnn torch-eager " \
                     "fasim-v1-naive fasim-v2-flash2-fp32 fasim-v3-flash1-fp32", impl, " ")
       nn = split(ns, N, " "); nd = split(ds, D, " "); nc = split(cs, C, " ")
     }

@@ -180,7 +180,8 @@ Action add_gpu(CLI::App& app) {
                 "Skip the CUPTI counters (to run under ncu or compute-sanitizer, which cannot share them)");
   run->add_option("--kernel", args->kernel,
                   "Kernel version: auto (default: the version of --algo), 1 naive, 2 flash2-fp32, 3 flash1-fp32, "
-                  "4 flash2-mma, 5 naive-cublas (or cublas; with --algo naive), 6 flash2-fast (fp16/bf16, the fastest)");
+                  "4 flash2-mma, 5 naive-cublas (or cublas; with --algo naive), 6 flash2-fast (fp16/bf16), "
+                  "7 flash2-hopper (fp16/bf16, Br 128; H100/H200 only, the fastest)");
   run->footer(
       "The simulated device (for naive's softmax tiling and the default tiles) is the built-in profile of\n"
       "this GPU when --device is not given. --l2 cold (default) flushes L2 before every timed run and every\n"
@@ -200,8 +201,8 @@ Action add_gpu(CLI::App& app) {
       version = cuda::parse_version(args->kernel);
       if (!version)
         throw UserError("unknown kernel '" + args->kernel +
-                        "'; use --kernel auto, 1 to 6, or a name: naive, flash2-fp32, flash1-fp32, flash2-mma, "
-                        "naive-cublas, flash2-fast");
+                        "'; use --kernel auto, 1 to 7, or a name: naive, flash2-fp32, flash1-fp32, flash2-mma, "
+                        "naive-cublas, flash2-fast, flash2-hopper");
     }
     const RunConfig pre = resolve(args->flags);
     if (args->flags.given("--input-scale"))  // random_inputs draws N(0, 1), as the check's simulation must

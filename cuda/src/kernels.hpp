@@ -27,8 +27,13 @@
 //                             ex2, masks only where needed, unrolled tile
 //                             copies. Same tile loads and stores as versions
 //                             2 and 4.
+//   version 7  flash2_hopper.cu  FlashAttention-2 for Hopper (sm_90a): TMA tile
+//                             copies by a producer warpgroup, wgmma in two
+//                             consumer warpgroups of 64 rows, mbarrier ring of
+//                             two K and V buffers, setmaxnreg. Br = 128;
+//                             Bc, d in {64, 128}. Same tile loads and stores.
 //
-// Causal (Params::causal; query i sees keys j <= i, N_kv = N): versions 2-4 and 6
+// Causal (Params::causal; query i sees keys j <= i, N_kv = N): versions 2-4, 6 and 7
 // skip every key tile above the diagonal (nothing loaded, nothing counted) and
 // mask the diagonal tiles to -inf, visiting exactly the tiles the simulator's
 // key_tiles() gives (sim/src/algorithms/key_tiles.hpp); versions 1 and 5
@@ -36,8 +41,9 @@
 //
 // Versions 1-3 are teaching kernels (one fp32 multiply-add per shared-memory
 // read); version 4 is the tensor-core kernel the simulator is compared with
-// (`fasim compare`), version 6 the one to time, version 5 the baseline to time
-// them against. Versions 1-4 and 6 count their own HBM tile traffic: with counters !=
+// (`fasim compare`), versions 6 and 7 the ones to time (7 on Hopper only), version 5
+// the baseline to time them against. Versions 1-4, 6 and 7 count their own HBM tile
+// traffic: with counters !=
 // nullptr, thread 0 of a block adds rows * cols * element bytes once per tile
 // it loads or stores (the simulator's Block::load and Block::store), so the
 // counts equal the simulator's Ledger exactly.
@@ -98,6 +104,7 @@ cudaError_t launch_flash2(const Params& p, cudaStream_t stream);
 cudaError_t launch_flash1(const Params& p, cudaStream_t stream);
 cudaError_t launch_flash2_mma(const Params& p, cudaStream_t stream);
 cudaError_t launch_flash2_fast(const Params& p, cudaStream_t stream);
+cudaError_t launch_flash2_hopper(const Params& p, cudaStream_t stream);
 
 // Dynamic shared memory per block (the largest of a version's kernels).
 std::size_t shared_bytes_naive(const Params& p);
@@ -105,12 +112,17 @@ std::size_t shared_bytes_flash2(const Params& p);
 std::size_t shared_bytes_flash1(const Params& p);
 std::size_t shared_bytes_flash2_mma(const Params& p);
 std::size_t shared_bytes_flash2_fast(const Params& p);
+std::size_t shared_bytes_flash2_hopper(const Params& p);
 
 /// @brief True if version 4 has an instance for these tiles and storage type.
 bool flash2_mma_supports(const Params& p);
 /// @brief True if version 6 has an instance: fp16/bf16, Br in {64, 128}, and
 /// d = 64 with Bc in {64, 128} or d = 128 with Bc = 64 (registers).
 bool flash2_fast_supports(const Params& p);
+/// @brief True if version 7 has an instance: fp16/bf16, Br = 128, Bc and d in {64, 128}.
+bool flash2_hopper_supports(const Params& p);
+/// @brief True if this build holds version 7's sm_90a code (CUDA architectures include 90).
+bool flash2_hopper_built();
 
 // Version 5 needs a cuBLAS handle, made once per DeviceRun (cublasCreate takes
 // milliseconds: never inside a timed launch). Blas is opaque here so that this

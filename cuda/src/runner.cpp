@@ -58,6 +58,7 @@ std::size_t shared_bytes(KernelVersion v, const k::Params& p) {
     case KernelVersion::flash2_mma: return k::shared_bytes_flash2_mma(p);
     case KernelVersion::naive_cublas: return k::shared_bytes_naive_cublas(p);
     case KernelVersion::flash2_fast: return k::shared_bytes_flash2_fast(p);
+    case KernelVersion::flash2_hopper: return k::shared_bytes_flash2_hopper(p);
   }
   return 0;
 }
@@ -102,6 +103,7 @@ std::string_view name(KernelVersion v) {
     case KernelVersion::flash2_mma: return "flash2-mma";
     case KernelVersion::naive_cublas: return "naive-cublas";
     case KernelVersion::flash2_fast: return "flash2-fast";
+    case KernelVersion::flash2_hopper: return "flash2-hopper";
   }
   return "?";
 }
@@ -149,7 +151,8 @@ Algo algo_of(KernelVersion v) {
     case KernelVersion::flash1: return Algo::flash1;
     case KernelVersion::flash2:
     case KernelVersion::flash2_mma:
-    case KernelVersion::flash2_fast: return Algo::flash2;
+    case KernelVersion::flash2_fast:
+    case KernelVersion::flash2_hopper: return Algo::flash2;
   }
   return Algo::flash2;
 }
@@ -231,6 +234,13 @@ std::optional<std::string> unsupported(KernelVersion v, const Workload& w, const
     return who + " runs fp16/bf16 with Br in {64, 128} and (d = 64, Bc in {64, 128}) or (d = 128, Bc = 64); got " +
            std::string(name(w.dtype)) + ", Br=" + to_s(m.br) + ", Bc=" + to_s(m.bc) + ", d=" + to_s(w.d) +
            "; use those tiles or kernel 4 (flash2-mma)";
+  if (v == KernelVersion::flash2_hopper && !k::flash2_hopper_supports(p))
+    return who + " runs fp16/bf16 with Br = 128 and Bc, d in {64, 128}; got " + std::string(name(w.dtype)) +
+           ", Br=" + to_s(m.br) + ", Bc=" + to_s(m.bc) + ", d=" + to_s(w.d) +
+           "; use those tiles or kernel 6 (flash2-fast)";
+  if (v == KernelVersion::flash2_hopper && !k::flash2_hopper_built())
+    return who + " was not built: it needs the sm_90a target; rebuild with -DCMAKE_CUDA_ARCHITECTURES=90 "
+           "(Hopper), or use kernel 6 (flash2-fast)";
   const bool fp32_tiles = v == KernelVersion::naive || v == KernelVersion::flash2 || v == KernelVersion::flash1;
   if (fp32_tiles && m.br * w.d > k::kThreads * k::kOutPerThread)
     return who + " keeps the (Br, d) output tile in registers: Br*d must be <= " +
@@ -239,6 +249,9 @@ std::optional<std::string> unsupported(KernelVersion v, const Workload& w, const
   if (gpu_unavailable()) return std::nullopt;  // the rest needs the GPU's figures
   cudaDeviceProp prop{};
   FASIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  if (v == KernelVersion::flash2_hopper && (prop.major != 9 || prop.minor != 0))
+    return who + " runs on Hopper (sm_90: H100, H200) only; " + prop.name + " is sm_" +
+           std::to_string(prop.major) + std::to_string(prop.minor) + ": use kernel 6 (flash2-fast)";
   const std::size_t need = shared_bytes(v, p);
   if (need > prop.sharedMemPerBlockOptin)
     return who + " needs " + to_s(static_cast<std::int64_t>(need)) + " B of shared memory per block; " +
@@ -356,6 +369,7 @@ void DeviceRun::launch(bool count) {
     case KernelVersion::flash1: FASIM_CUDA_CHECK(k::launch_flash1(p, nullptr)); break;
     case KernelVersion::flash2_mma: FASIM_CUDA_CHECK(k::launch_flash2_mma(p, nullptr)); break;
     case KernelVersion::flash2_fast: FASIM_CUDA_CHECK(k::launch_flash2_fast(p, nullptr)); break;
+    case KernelVersion::flash2_hopper: FASIM_CUDA_CHECK(k::launch_flash2_hopper(p, nullptr)); break;
     case KernelVersion::naive_cublas:
       if (const std::string e = k::launch_naive_cublas(p, b_->blas, nullptr); !e.empty())
         throw CudaError("CUDA error in version 5 (naive-cublas), " + e);

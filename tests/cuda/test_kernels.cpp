@@ -181,6 +181,28 @@ TEST_CASE("kernel 6 (flash2-fast): output and byte counters match the simulator,
   check_version(KernelVersion::flash2_fast, DType::fp16, {2, 3, 1000, 128, 128, 64}, true);
 }
 
+TEST_CASE("kernel 7 (flash2-hopper): output and byte counters match the simulator, causal too",
+          "[cuda][flash2][causal][hopper]") {
+  FASIM_REQUIRE_GPU();
+  if (const auto why = cuda::unsupported(KernelVersion::flash2_hopper, {1, 1, 256, 64, DType::fp16},
+                                         {Algo::flash2, 128, 64}, true)) {
+    WARN("skipped: " << *why);  // not a Hopper GPU, or a build without sm_90a
+    return;
+  }
+  // Every instance (Br = 128; d and Bc in {64, 128}) on a length shorter than
+  // one tile, a ragged length over several tiles (the TMA box past N arrives
+  // as zeros), and whole tiles; both storage types; plain and causal.
+  for (DType t : {DType::fp16, DType::bf16})
+    for (std::int64_t d : {64, 128})
+      for (std::int64_t bc : {64, 128})
+        for (std::int64_t n : {77, 300, 256})
+          for (bool causal : {false, true}) check_version(KernelVersion::flash2_hopper, t, {1, 2, n, d, 128, bc}, causal);
+  // Several heads (the tensor map's third coordinate) and many key blocks
+  // (the two-buffer ring wraps many times).
+  check_version(KernelVersion::flash2_hopper, DType::fp16, {2, 3, 1000, 128, 128, 64}, true);
+  check_version(KernelVersion::flash2_hopper, DType::bf16, {1, 3, 2100, 64, 128, 128});
+}
+
 TEST_CASE("kernel 5 (naive-cublas): output matches the reference, bytes are the closed form",
           "[cuda][naive][cublas]") {
   FASIM_REQUIRE_GPU();
@@ -207,9 +229,13 @@ TEST_CASE("without counting the kernels give the same output and count nothing",
   const Workload w{1, 2, 200, 64, DType::fp16};
   const cuda::Inputs in = cuda::random_inputs(w, 3);
   for (KernelVersion v : {KernelVersion::naive, KernelVersion::flash2, KernelVersion::flash1,
-                          KernelVersion::flash2_mma, KernelVersion::flash2_fast}) {
+                          KernelVersion::flash2_mma, KernelVersion::flash2_fast, KernelVersion::flash2_hopper}) {
     CAPTURE(cuda::name(v));
-    const Mapping m{cuda::algo_of(v), 64, 64};
+    const Mapping m{cuda::algo_of(v), v == KernelVersion::flash2_hopper ? 128 : 64, 64};
+    if (const auto why = cuda::unsupported(v, w, m, true)) {
+      WARN("skipped " << cuda::name(v) << ": " << *why);
+      continue;
+    }
     const cuda::RunResult counted = cuda::run(w, m, in, {.version = v, .rows_fit = true, .count = true});
     const cuda::RunResult quiet = cuda::run(w, m, in, {.version = v, .rows_fit = true, .count = false});
     CHECK(quiet.o == counted.o);

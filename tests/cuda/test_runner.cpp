@@ -51,6 +51,15 @@ TEST_CASE("a version that cannot run a shape says why in one line", "[cuda][runn
   REQUIRE(fast);
   CHECK_THAT(*fast, Catch::Contains("Bc=128") && Catch::Contains("d = 128, Bc = 64") && Catch::Contains("kernel 4"));
   CHECK_FALSE(cuda::unsupported(KernelVersion::flash2_fast, {1, 1, 256, 128, DType::fp16}, {Algo::flash2, 128, 64}, true));
+  // Version 7: two consumer warpgroups of 64 rows, so Br = 128 only; fp16/bf16 only.
+  const auto hopper = cuda::unsupported(KernelVersion::flash2_hopper, {1, 1, 256, 64, DType::fp16},
+                                        {Algo::flash2, 64, 64}, true);
+  REQUIRE(hopper);
+  CHECK_THAT(*hopper, Catch::Contains("Br=64") && Catch::Contains("Br = 128") && Catch::Contains("kernel 6"));
+  const auto hopper32 = cuda::unsupported(KernelVersion::flash2_hopper, {1, 1, 256, 64, DType::fp32},
+                                          {Algo::flash2, 128, 64}, true);
+  REQUIRE(hopper32);
+  CHECK_THAT(*hopper32, Catch::Contains("fp32"));
   for (const std::string& line : {*why}) CHECK(line.find('\n') == std::string::npos);
 }
 
@@ -74,11 +83,14 @@ TEST_CASE("kernel versions are named by number or name, cuBLAS also as cublas", 
   CHECK(cuda::algo_of(KernelVersion::naive_cublas) == Algo::naive);
   CHECK(cuda::parse_version("6") == KernelVersion::flash2_fast);
   CHECK(cuda::algo_of(KernelVersion::flash2_fast) == Algo::flash2);
-  CHECK_FALSE(cuda::parse_version("7"));
+  CHECK(cuda::parse_version("7") == KernelVersion::flash2_hopper);
+  CHECK(cuda::parse_version("flash2-hopper") == KernelVersion::flash2_hopper);
+  CHECK_FALSE(cuda::parse_version("8"));
   CHECK_FALSE(cuda::parse_version("flash3"));
   CHECK_FALSE(cuda::counts_own_bytes(KernelVersion::naive_cublas));
   CHECK(cuda::counts_own_bytes(KernelVersion::flash2_mma));
   CHECK(cuda::counts_own_bytes(KernelVersion::flash2_fast));
+  CHECK(cuda::counts_own_bytes(KernelVersion::flash2_hopper));
 }
 
 TEST_CASE("causal runs on every version; other variants are named in one line", "[cuda][runner][causal]") {
@@ -87,9 +99,13 @@ TEST_CASE("causal runs on every version; other variants are named in one line", 
   CHECK_FALSE(cuda::unsupported_variant(causal));
   for (KernelVersion v : cuda::kAllVersions) {
     CAPTURE(cuda::name(v));
-    const auto why = cuda::unsupported(v, causal, {cuda::algo_of(v), 64, 64}, true);
-    // Without a GPU the shared-memory check is skipped; without cuBLAS version 5 says so.
-    if (why) CHECK_THAT(*why, Catch::Contains("cuBLAS") || Catch::Contains("shared memory"));
+    const std::int64_t br = v == KernelVersion::flash2_hopper ? 128 : 64;
+    const auto why = cuda::unsupported(v, causal, {cuda::algo_of(v), br, 64}, true);
+    // Without a GPU the shared-memory check is skipped; without cuBLAS version 5
+    // says so; version 7 needs a Hopper GPU and a build with sm_90a.
+    if (why)
+      CHECK_THAT(*why, Catch::Contains("cuBLAS") || Catch::Contains("shared memory") || Catch::Contains("Hopper") ||
+                           Catch::Contains("sm_90a"));
   }
   Workload window = causal;
   window.window = 64;

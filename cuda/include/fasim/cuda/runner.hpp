@@ -36,14 +36,16 @@ enum class KernelVersion : int {
   flash2_mma = 4,  ///< FlashAttention-2 on tensor cores: fp16/bf16, Br, Bc, d in {64, 128}
   naive_cublas = 5,  ///< standard attention by cuBLAS GEMMs and a softmax kernel (PyTorch eager's way)
   flash2_fast = 6,   ///< version 4 tuned: 32 query rows per warp, two blocks per SM (the one to time)
+  flash2_hopper = 7,  ///< Hopper only: TMA copies, wgmma, warp specialisation (sm_90a)
 };
 
 /// @brief Every version, in order.
 inline constexpr KernelVersion kAllVersions[] = {KernelVersion::naive, KernelVersion::flash2, KernelVersion::flash1,
                                                  KernelVersion::flash2_mma, KernelVersion::naive_cublas,
-                                                 KernelVersion::flash2_fast};
+                                                 KernelVersion::flash2_fast, KernelVersion::flash2_hopper};
 
-/// @brief "naive", "flash2-fp32", "flash1-fp32", "flash2-mma", "naive-cublas" or "flash2-fast".
+/// @brief "naive", "flash2-fp32", "flash1-fp32", "flash2-mma", "naive-cublas", "flash2-fast" or
+/// "flash2-hopper".
 std::string_view name(KernelVersion v);
 /// @brief The version named `text`: its number ("5"), its name ("naive-cublas")
 /// or "cublas"; nullopt if none.
