@@ -19,8 +19,11 @@
 //     outputs, and ldmatrix to bring every operand into registers first.
 //   - setmaxnreg moves registers from the producer (40 each) to the consumers
 //     (232 each), which hold the S and O accumulators.
-//   - the two consumer warpgroups run out of step, so one's softmax overlaps
-//     the other's matrix multiplies.
+//   - the softmax overlaps the matrix multiplies. Within a warpgroup, S_j =
+//     Q_i K_j^T and O += P_{j-1} V_{j-1} are issued together; the exponentials
+//     of S_j run while P V_{j-1} is still on the tensor cores, and only the
+//     rescaling of O waits for it. Across warpgroups, the two consumers run
+//     out of step, so one's softmax also overlaps the other's multiplies.
 // The online softmax is version 6's: scale folded into ex2, masks only in
 // edge tiles. O leaves from registers (4-byte stores per thread).
 // Instances: Br = 128; d in {64, 128}; Bc in {64, 128}; fp16 or bf16.
@@ -129,17 +132,13 @@ __global__ void __launch_bounds__(kThreads7, 1)
   const unsigned char* my_q = sq + (wg - 1) * 64 * kPanelBytes;
 
   float o[D / 8][4] = {};  // (16 rows of this warp, d), unnormalised
-  float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0, 0};
-  hp::mbar_wait(q_full, 0);
+  float m_run[2] = {-INFINITY, -INFINITY}, l_run[2] = {0, 0}, alpha[2];
+  float sc[BC / 8][4];   // S_j = Q_i K_j^T, then P_j in fp32
+  unsigned a[BC / 16][4];  // P_{j-1} as the A fragments of P V (m64k16, 16 keys each)
 
-  for (int j = 0; j < tc; ++j) {
-    const int s = j % kStages, phase = (j / kStages) & 1, c0 = j * BC, cols = min(BC, n - c0);
-    const unsigned char* k_s = sk + s * S::kv;
-    const unsigned char* v_s = sv + s * S::kv;
-
-    float sc[BC / 8][4];  // S = Q_i K_j^T, this thread's part
-    hp::mbar_wait(k_full + s, phase);
-    wgmma::fence();
+  // S_j = Q_i K_j^T on the tensor cores: issued, not waited for.
+  auto issue_s = [&](int j) {
+    const unsigned char* k_s = sk + (j % kStages) * S::kv;
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {  // 16 columns of d at a time; 4 per 128-byte panel
       const int panel = kk / 4, within = (kk % 4) * 32;
@@ -147,14 +146,32 @@ __global__ void __launch_bounds__(kThreads7, 1)
                             hp::sw128_desc(k_s + panel * S::kv_panel + within, 16, 1024), kk > 0);
     }
     wgmma::commit();
-    wgmma::wait<0>();
+  };
+  // O += P_j V_j: V_j read N-major from its panels, 16 keys at a time.
+  auto issue_pv = [&](int j) {
+    const unsigned char* v_s = sv + (j % kStages) * S::kv;
+#pragma unroll
+    for (int kt = 0; kt < BC / 16; ++kt)
+      wgmma::Mma<D, T>::rs(o, a[kt], hp::sw128_desc(v_s + kt * 16 * kPanelBytes, S::kv_panel, 1024));
+    wgmma::commit();
+  };
+  auto pin_s = [&] {
 #pragma unroll
     for (int c = 0; c < BC / 8; ++c)
 #pragma unroll
       for (int e = 0; e < 4; ++e) hp::pin(sc[c][e]);
-    hp::mbar_arrive(k_empty + s);
-
-    // Online softmax on rows w0 + g and w0 + g + 8, in the log2 domain (version 6).
+  };
+  auto pin_o = [&] {
+#pragma unroll
+    for (int dt = 0; dt < D / 8; ++dt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) hp::pin(o[dt][e]);
+  };
+  // Online softmax of S_j on rows w0 + g and w0 + g + 8, in the log2 domain
+  // (version 6): P_j = 2^(s scale log2 e - m) in sc, the new m and l, and
+  // alpha = 2^(m_old - m_new) for O, which may still be in a P V in flight.
+  auto softmax = [&](int j) {
+    const int c0 = j * BC, cols = min(BC, n - c0);
     const bool masked = cols < BC || (p.causal && c0 + BC - 1 > w0);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -173,7 +190,7 @@ __global__ void __launch_bounds__(kThreads7, 1)
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
       const float m_new = fmaxf(m_run[h], mx * scale_log2);
-      const float alpha = fast_exp2(m_run[h] - m_new);  // 0 on the first block
+      alpha[h] = fast_exp2(m_run[h] - m_new);  // 0 on the first block
       float sum = 0;
 #pragma unroll
       for (int c = 0; c < BC / 8; ++c)
@@ -183,15 +200,16 @@ __global__ void __launch_bounds__(kThreads7, 1)
           x = fast_exp2(fmaf(x, scale_log2, -m_new));
           sum += x;
         }
-      l_run[h] = alpha * l_run[h] + sum;
+      l_run[h] = alpha[h] * l_run[h] + sum;
       m_run[h] = m_new;
-#pragma unroll
-      for (int dt = 0; dt < D / 8; ++dt) o[dt][2 * h] *= alpha, o[dt][2 * h + 1] *= alpha;
     }
-
-    // O += P V_j: P from the S registers (the A fragment of m64k16), V_j read
-    // N-major from its panels, 16 keys at a time.
-    unsigned a[BC / 16][4];
+  };
+  // O *= alpha, then P_j to 16 bits in the A fragments (both wait for P V_{j-1}).
+  auto rescale_and_pack = [&] {
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int dt = 0; dt < D / 8; ++dt) o[dt][2 * h] *= alpha[h], o[dt][2 * h + 1] *= alpha[h];
 #pragma unroll
     for (int kt = 0; kt < BC / 16; ++kt) {
       a[kt][0] = pack<T>(sc[2 * kt][0], sc[2 * kt][1]);
@@ -199,23 +217,44 @@ __global__ void __launch_bounds__(kThreads7, 1)
       a[kt][2] = pack<T>(sc[2 * kt + 1][0], sc[2 * kt + 1][1]);
       a[kt][3] = pack<T>(sc[2 * kt + 1][2], sc[2 * kt + 1][3]);
     }
-    hp::mbar_wait(v_full + s, phase);
-#pragma unroll
-    for (int dt = 0; dt < D / 8; ++dt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) hp::pin(o[dt][e]);
+  };
+
+  // Software pipeline within the warpgroup: S_j and P_{j-1} V_{j-1} are in
+  // flight together, and the exponentials of S_j run while P V_{j-1} does.
+  hp::mbar_wait(q_full, 0);
+  hp::mbar_wait(k_full, 0);
+  wgmma::fence();
+  issue_s(0);
+  wgmma::wait<0>();
+  pin_s();
+  hp::mbar_arrive(k_empty);
+  softmax(0);
+  rescale_and_pack();
+  for (int j = 1; j < tc; ++j) {
+    const int s = j % kStages, prev = (j - 1) % kStages;
+    hp::mbar_wait(k_full + s, (j / kStages) & 1);
+    hp::mbar_wait(v_full + prev, ((j - 1) / kStages) & 1);
+    pin_o();
     wgmma::fence();
-#pragma unroll
-    for (int kt = 0; kt < BC / 16; ++kt)
-      wgmma::Mma<D, T>::rs(o, a[kt], hp::sw128_desc(v_s + kt * 16 * kPanelBytes, S::kv_panel, 1024));
-    wgmma::commit();
-    wgmma::wait<0>();
-#pragma unroll
-    for (int dt = 0; dt < D / 8; ++dt)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) hp::pin(o[dt][e]);
-    hp::mbar_arrive(v_empty + s);
+    issue_s(j);
+    issue_pv(j - 1);
+    wgmma::wait<1>();  // S_j has landed; P V_{j-1} may still run
+    pin_s();
+    hp::mbar_arrive(k_empty + s);
+    softmax(j);
+    wgmma::wait<0>();  // P V_{j-1} is done: O and the A fragments are free
+    pin_o();
+    hp::mbar_arrive(v_empty + prev);
+    rescale_and_pack();
   }
+  const int last = (tc - 1) % kStages;
+  hp::mbar_wait(v_full + last, ((tc - 1) / kStages) & 1);
+  pin_o();
+  wgmma::fence();
+  issue_pv(tc - 1);
+  wgmma::wait<0>();
+  pin_o();
+  hp::mbar_arrive(v_empty + last);
 
   // O = O / l, L = m / log2 e + log l, for the real rows only.
   const std::size_t head = static_cast<std::size_t>(bh) * n;
