@@ -186,7 +186,10 @@ step_sanitize() {
                 "--algo flash2 --dtype fp16 --N 200 --d 64" "--algo flash2 --dtype bf16 --N 130 --d 128 --heads 2" \
                 "--algo flash2 --dtype fp16 --N 200 --d 64 --kernel 6 --br 128 --bc 128" \
                 "--algo flash2 --dtype bf16 --N 130 --d 128 --heads 2 --kernel 6 --br 128 --bc 64" \
-                "--algo flash2 --dtype fp16 --N 77 --d 64 --kernel 6 --br 64 --bc 64 --causal"; do
+                "--algo flash2 --dtype fp16 --N 77 --d 64 --kernel 6 --br 64 --bc 64 --causal" \
+                "--algo flash2 --dtype fp16 --N 200 --d 64 --kernel 7 --br 128 --bc 128" \
+                "--algo flash2 --dtype bf16 --N 130 --d 128 --heads 2 --kernel 7 --br 128 --bc 64" \
+                "--algo flash2 --dtype fp16 --N 300 --d 128 --kernel 7 --br 128 --bc 128 --causal"; do
       log=$(timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
         "$FASIM" gpu run --no-counters $args 2>&1)
       local rc=$?
@@ -195,7 +198,7 @@ step_sanitize() {
       if [ "$rc" -ne 0 ]; then bad=$((bad + 1)); echo "$log" | grep -E 'Error|error|Invalid|Race|Hazard' | head -20 >>"$OUT/sanitizer.txt"; fi
     done
   done
-  note "- compute-sanitizer: $runs runs (memcheck, racecheck, initcheck, synccheck x 9 kernels/shapes), $bad with errors, $((SECONDS - start)) s"
+  note "- compute-sanitizer: $runs runs (memcheck, racecheck, initcheck, synccheck x 12 kernels/shapes), $bad with errors, $((SECONDS - start)) s"
   [ "$bad" -eq 0 ] || status=1
 }
 

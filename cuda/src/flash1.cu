@@ -16,7 +16,7 @@
 // a tile on the diagonal, row i's keys j > i get p~ = 0; a row that sees no
 // key of the tile has m~ = -inf and keeps O, m, l (a = 1, c = 0).
 // Measured (H200, scripts/gpu-bench.sh, fp16 storage, N = 1024, non-causal,
-// docs/results/h200-2026-11-21-gpu-bench.txt): 2.9 TFLOP/s at d = 64, 3.1 at d = 128: slower than
+// docs/results/h200-2026-11-21-gpu-bench-before-v7.txt): 2.9 TFLOP/s at d = 64, 3.1 at d = 128: slower than
 // version 2, as the paper's loop order predicts (one block per head, and O,
 // m, l go back to HBM after every key block).
 #include "tiles.cuh"

@@ -12,7 +12,7 @@
 // p = 0 (score -inf). Key 0 is in every row's first tile, so the running max
 // is finite from the first tile on and exp(-inf - m) = 0 never sees -inf - -inf.
 // Gained (H200, scripts/gpu-bench.sh, fp16 storage, N = 1024, non-causal,
-// docs/results/h200-2026-11-21-gpu-bench.txt): 5.4 TFLOP/s at d = 64 and 5.9 at d = 128, 1.3x
+// docs/results/h200-2026-11-21-gpu-bench-before-v7.txt): 5.4 TFLOP/s at d = 64 and 5.9 at d = 128, 1.3x
 // version 1. S and P never reach HBM, but the arithmetic is still one fp32
 // multiply-add per two shared-memory reads: the shared-memory port, not HBM,
 // now sets the pace.

@@ -23,7 +23,7 @@
 // S = Q K_j^T and K_{j+1} during the softmax and P V_j; padded shared rows for
 // ldmatrix; P straight from the S registers; O out through shared memory in
 // 16-byte stores; causal skips the tiles above the diagonal, heaviest first.
-// Gained (H200, scripts/gpu-bench.sh, docs/results/h200-2026-11-21-gpu-bench.txt):
+// Gained (H200, scripts/gpu-bench.sh, docs/results/h200-2026-11-21-gpu-bench-before-v7.txt):
 // 1.33-1.53x version 4 at N >= 2048; 0.93-1.05x PyTorch's FlashAttention-2
 // (d = 128, N = 4096: 339.7 TFLOP/s against 340.2, version 4 225.3). Before
 // the copies were unrolled: 0.87-0.94x.

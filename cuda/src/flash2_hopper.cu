@@ -26,6 +26,18 @@
 //     out of step, so one's softmax also overlaps the other's multiplies.
 // The online softmax is version 6's: scale folded into ex2, masks only in
 // edge tiles. O leaves from registers (4-byte stores per thread).
+// Gained (H200, scripts/gpu-bench.sh, docs/results/h200-2026-11-21-gpu-bench.txt):
+// 1.36-2.12x PyTorch's FlashAttention-2 at N >= 2048 (d = 128, N = 4096:
+// 643.8 TFLOP/s against 348.5; version 6 333.8), and cuDNN's level: 0.96-1.12x
+// cuDNN at d = 128, 0.94-1.00x at d = 64. Step by step, at N = 4096 (same
+// H200, one call per step): TMA + wgmma + warp specialisation alone 567.9
+// (d = 128) and 399.3 (d = 64); overlap inside a warpgroup 639.8 and 402.7;
+// ping-pong 638.4 and 418.8 (causal d = 64: 349.6 -> 377.7).
+// What limits it at d = 64 (an estimate, not profiled): per key block a
+// consumer takes 64 x Bc exponentials. At 16 ex2 per clock per SM these take
+// as long as its two multiplies take on the tensor cores at d = 64 (half as
+// long at d = 128), so d = 64 reaches peak only if the two overlap perfectly;
+// the fp32 scale, max and sum add to the softmax side.
 // Instances: Br = 128; d in {64, 128}; Bc in {64, 128}; fp16 or bf16.
 // Built only for sm_90a (CMake compiles this file for that target alone);
 // runs on compute capability 9.0 (H100, H200).
@@ -219,12 +231,24 @@ __global__ void __launch_bounds__(kThreads7, 1)
     }
   };
 
+  // Ping-pong: the two consumers take turns to issue their multiplies (named
+  // barriers 1 and 2), so one's softmax runs while the other's multiplies do.
+  auto my_turn = [&] {
+    asm volatile("bar.sync %0, 256;\n" ::"r"(wg) : "memory");
+  };
+  auto your_turn = [&] {
+    asm volatile("bar.arrive %0, 256;\n" ::"r"(3 - wg) : "memory");
+  };
+  if (wg == 2) your_turn();  // warpgroup 1 goes first
+
   // Software pipeline within the warpgroup: S_j and P_{j-1} V_{j-1} are in
   // flight together, and the exponentials of S_j run while P V_{j-1} does.
   hp::mbar_wait(q_full, 0);
   hp::mbar_wait(k_full, 0);
+  my_turn();
   wgmma::fence();
   issue_s(0);
+  your_turn();
   wgmma::wait<0>();
   pin_s();
   hp::mbar_arrive(k_empty);
@@ -235,9 +259,11 @@ __global__ void __launch_bounds__(kThreads7, 1)
     hp::mbar_wait(k_full + s, (j / kStages) & 1);
     hp::mbar_wait(v_full + prev, ((j - 1) / kStages) & 1);
     pin_o();
+    my_turn();
     wgmma::fence();
     issue_s(j);
     issue_pv(j - 1);
+    your_turn();
     wgmma::wait<1>();  // S_j has landed; P V_{j-1} may still run
     pin_s();
     hp::mbar_arrive(k_empty + s);
@@ -250,8 +276,10 @@ __global__ void __launch_bounds__(kThreads7, 1)
   const int last = (tc - 1) % kStages;
   hp::mbar_wait(v_full + last, ((tc - 1) / kStages) & 1);
   pin_o();
+  my_turn();
   wgmma::fence();
   issue_pv(tc - 1);
+  if (wg == 1) your_turn();  // warpgroup 2's first arrive balanced its last
   wgmma::wait<0>();
   pin_o();
   hp::mbar_arrive(v_empty + last);

@@ -20,7 +20,7 @@
 // the lowest block index), so the short blocks fill the tail of the grid; this
 // changes only the order of blocks, not what any block moves.
 // Instances: Br, Bc, d in {64, 128}, storage fp16 or bf16.
-// Gained (H200, scripts/gpu-bench.sh, docs/results/h200-2026-11-21-gpu-bench.txt): at N = 1024,
+// Gained (H200, scripts/gpu-bench.sh, docs/results/h200-2026-11-21-gpu-bench-before-v7.txt): at N = 1024,
 // non-causal, 192.5 TFLOP/s at d = 64 and 219.8 at d = 128, 36-37x version 2;
 // at N = 4096, 0.66x PyTorch's FlashAttention-2 (225.3 against 340.2 at
 // d = 128). Its warps own 16 rows each, so every K or V fragment feeds one

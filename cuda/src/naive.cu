@@ -15,7 +15,7 @@
 // mask to S), kernels 1 and 3 compute every tile; kernel 2 hides keys j > i
 // (p = 0), so a causal run moves exactly the bytes of a plain one.
 // Measured (H200, scripts/gpu-bench.sh, fp16 storage, N = 1024, non-causal,
-// docs/results/h200-2026-11-21-gpu-bench.txt): 4.0 TFLOP/s at d = 64, 4.6 at d = 128.
+// docs/results/h200-2026-11-21-gpu-bench-before-v7.txt): 4.0 TFLOP/s at d = 64, 4.6 at d = 128.
 // The baseline every other version is measured against.
 #include "tiles.cuh"
 

@@ -13,7 +13,7 @@
 // (cols, rows) matrix, its transpose. So S^T = K Q^T and O^T = V^T P^T.
 // The kernels cannot count their own bytes (cuBLAS's are not ours to count):
 // the runner reports the closed form, each tensor once per step.
-// Measured (H200, scripts/gpu-bench.sh, docs/results/h200-2026-11-21-gpu-bench.txt): at N = 4096,
+// Measured (H200, scripts/gpu-bench.sh, docs/results/h200-2026-11-21-gpu-bench-before-v7.txt): at N = 4096,
 // non-causal, 90.0 TFLOP/s at d = 64 and 176.9 at d = 128, against PyTorch
 // eager's 60.1 and 118.5: an honest "standard attention" to compare the
 // flash kernels with.

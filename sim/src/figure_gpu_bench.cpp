@@ -20,6 +20,7 @@ struct Look {
 
 // Legend order: the fastest fasim kernel first, then PyTorch, then the rest.
 constexpr Look kLooks[] = {
+    {"fasim-v7-flash2-hopper", "fasim v7 flash2-hopper", "#0b7285"},
     {"fasim-v6-flash2-fast", "fasim v6 flash2-fast", "#1c7ed6"},
     {"fasim-v4-flash2-mma", "fasim v4 flash2-mma", "#74c0fc"},
     {"torch-sdpa-fa2", "PyTorch SDPA FlashAttention-2", "#e8590c"},

@@ -43,15 +43,18 @@ has "$out" "--N 1024 --d 128 --batch 16 --heads 16 --runs 30 --l2 warm --no-coun
 has "$out" "--N 1024 --d 128 --batch 16 --heads 16 --runs 30 --l2 warm --no-counters --no-numerics --json --algo flash1 --kernel 3 --br 64 --bc 64"
 has "$out" "scripts/bench_torch.py --ns 512,1024 --ds 64,128 --causal 0,1 --runs 30 --l2 warm"
 has "$out" "--N 512 --d 128 --batch 32 --heads 16 --runs 30 --l2 warm --no-counters --no-numerics --json --algo flash2 --kernel 6 --br 128 --bc 64"
-# 11 tile probes (version 4: 3 per d; version 6: 3 at d = 64, 2 at d = 128),
-# 3 versions x 2 N x 2 d x 2 causal, 3 teaching kernels x 2 d x 2 causal
-[ "$(grep -c ' gpu run ' <<<"$out")" -eq $((11 + 24 + 12)) ] || fail "dry run: $(grep -c ' gpu run ' <<<"$out") fasim commands"
+has "$out" "--N 512 --d 64 --batch 32 --heads 32 --runs 30 --l2 warm --no-counters --no-numerics --json --algo flash2 --kernel 7 --br 128 --bc 128"
+# 15 tile probes (version 4: 3 per d; version 6: 3 at d = 64, 2 at d = 128;
+# version 7: 2 per d), 4 versions x 2 N x 2 d x 2 causal, 3 teaching kernels
+# x 2 d x 2 causal
+[ "$(grep -c ' gpu run ' <<<"$out")" -eq $((15 + 32 + 12)) ] || fail "dry run: $(grep -c ' gpu run ' <<<"$out") fasim commands"
 
 # 3. A fake fasim (times from its flags) and a fake python (rows for torch-sdpa-fa2).
 cat >"$tmp/fasim" <<'FAKE'
 #!/usr/bin/env bash
-# median: 1 ms per 512 of N; version 5 takes twice that, version 6 half; tiles 128x64 are the
-# fastest at d = 128, 128x128 at d = 64; version 5 causal at N = 1024 fails.
+# median: 1 ms per 512 of N; version 5 takes twice that, version 6 half, version 7 a quarter;
+# tiles 128x64 are the fastest at d = 128, 128x128 at d = 64 (version 7: 128x128 at both);
+# version 5 causal at N = 1024 fails.
 n=0 d=0 k=0 br=0 bc=0 causal=0
 while [ $# -gt 0 ]; do
   case $1 in --N) n=$2 ;; --d) d=$2 ;; --kernel) k=$2 ;; --br) br=$2 ;; --bc) bc=$2 ;; --causal) causal=1 ;; esac
@@ -59,8 +62,9 @@ while [ $# -gt 0 ]; do
 done
 if [ "$k" = 5 ] && [ "$causal" = 1 ] && [ "$n" = 1024 ]; then echo "fasim: error: fake failure" >&2; exit 1; fi
 t=$(awk -v n="$n" -v k="$k" -v d="$d" -v br="$br" -v bc="$bc" 'BEGIN {
-  t = n / 512 * 0.001 * (k == 5 ? 2 : k == 6 ? 0.5 : 1)
+  t = n / 512 * 0.001 * (k == 5 ? 2 : k == 6 ? 0.5 : k == 7 ? 0.25 : 1)
   if ((k == 4 || k == 6) && !((d == 64 && br == 128 && bc == 128) || (d == 128 && br == 128 && bc == 64))) t *= 1.5
+  if (k == 7 && bc != 128) t *= 1.5
   printf "%.17g", t }')
 printf '{\n  "kernel": {\n    "version": %s\n  },\n  "time": {\n    "max_s": 1.0,\n    "median_s": %s,\n    "min_s": 0.0001,\n    "samples_s": [\n      0.5\n    ]\n  }\n}\n' "$k" "$t"
 FAKE
@@ -90,8 +94,8 @@ csv="$tmp/run/gpu-bench.csv"
 [ -f "$csv" ] && [ ! -e "$csv.partial" ] || fail "gpu-bench.csv missing or still partial"
 [ -f "$tmp/run/gpu-bench-table.txt" ] && [ -f "$tmp/run/gpu-bench.log" ] || fail "table or log missing"
 [ "$(head -1 "$csv")" = "device,driver,date,impl,causal,batch,heads,N,d,time_s,tflops" ] || fail "CSV header: $(head -1 "$csv")"
-# v6, v4: 8 points each; v5: 8 - 2 failed (d = 64 and 128, causal, N = 1024); teaching: 12; PyTorch: 8
-[ "$(($(wc -l <"$csv") - 1))" -eq $((8 + 8 + 6 + 12 + 8)) ] || fail "$(($(wc -l <"$csv") - 1)) CSV rows"
+# v7, v6, v4: 8 points each; v5: 8 - 2 failed (d = 64 and 128, causal, N = 1024); teaching: 12; PyTorch: 8
+[ "$(($(wc -l <"$csv") - 1))" -eq $((8 + 8 + 8 + 6 + 12 + 8)) ] || fail "$(($(wc -l <"$csv") - 1)) CSV rows"
 [ "$(awk -F, 'NR > 1 && NF != 11' "$csv" | wc -l)" -eq 0 ] || fail "a CSV row without 11 fields"
 # 4 * 32 * 32 * 512^2 * 64 FLOP in 1 ms: 68.7195 TFLOP/s; causal: half.
 has "$(cat "$csv")" ",fasim-v4-flash2-mma,0,32,32,512,64,0.001,68.7195"
@@ -100,11 +104,13 @@ has "$(cat "$csv")" ",fasim-v3-flash1-fp32,1,32,16,512,128,0.001,"
 has "$out" "version 4 tiles at d=64, timed at N=1024 non-causal: 128x128 2.000 ms, 128x64 3.000 ms, 64x64 3.000 ms, using 128x128"
 has "$out" "using 128x64"
 has "$out" "version 6 tiles at d=128, timed at N=1024 non-causal: 128x64 1.000 ms, 64x64 1.500 ms, using 128x64"
+has "$out" "version 7 tiles at d=128, timed at N=1024 non-causal: 128x128 0.500 ms, 128x64 0.750 ms, using 128x128"
 has "$out" "torch-sdpa-cudnn d=64 causal=0 N=512: unavailable: fake"
 table=$(cat "$tmp/run/gpu-bench-table.txt")
 has "$table" "d = 128, causal"
 has "$table" "68.7 (0.50)"  # version 4 at half torch-sdpa-fa2's speed
 has "$table" "137.4 (1.00)"  # version 6 at torch-sdpa-fa2's speed
+has "$table" "274.9 (2.00)"  # version 7 at twice it
 has "$table" "34.4 (0.25)"  # version 5 non-causal at N = 512, d = 64
 [ "$(grep -c '^ *1024 ' <<<"$table")" -eq 4 ] || fail "table rows for N = 1024"
 
