@@ -62,7 +62,7 @@ constexpr int kBr = 128;          // query rows per block: two consumer warpgrou
 constexpr int kThreads7 = 384;    // producer warpgroup + two consumers
 constexpr int kStages = 2;        // K and V buffers in the ring
 constexpr int kPanelBytes = 128;  // one swizzled row: 64 16-bit elements
-constexpr float kLog2e = 1.4426950408889634f;
+[[maybe_unused]] constexpr float kLog2e = 1.4426950408889634f;  // unused in a build without sm_90a
 
 template <int BC, int D>
 struct Smem {
