@@ -17,10 +17,22 @@
 // non-causal, 90.0 TFLOP/s at d = 64 and 176.9 at d = 128, against PyTorch
 // eager's 60.1 and 118.5: an honest "standard attention" to compare the
 // flash kernels with.
+// libcublas is opened with dlopen the first time version 5 is asked for, so
+// no other command maps libcublas and libcublasLt. Linked, they made every
+// `fasim` command slow to start and large: `fasim run --no-numerics` took
+// 220 MiB and 0.29 s linked, 6.5 MiB and 0.01 s now (/usr/bin/time, the
+// 2-core development machine).
 #include "tiles.cuh"
 
 #if FASIM_HAVE_CUBLAS
 #include <cublas_v2.h>
+#include <dlfcn.h>
+
+#include <mutex>
+#endif
+
+#ifndef FASIM_CUBLAS_LIBRARY
+#define FASIM_CUBLAS_LIBRARY ""
 #endif
 
 namespace fasim::cuda::kernels {
@@ -33,10 +45,70 @@ struct Blas {
 
 namespace {
 
+// The cuBLAS functions version 5 calls (the _v2 names that cublas_v2.h's
+// macros stand for), found with dlsym.
+#define FASIM_CUBLAS_FUNCTIONS(X)                                                                      \
+  X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetMathMode) X(cublasSetStream_v2)                      \
+  X(cublasGemmStridedBatchedEx) X(cublasGetStatusName) X(cublasGetStatusString)
+
+// The function types, by name. cublasGemmStridedBatchedEx has a C++
+// overload (cudaDataType for the compute type) beside the C function: pick
+// the C one, the symbol the library exports.
+#define FASIM_FN(f) using Fn_##f = decltype(&::f);
+FASIM_FN(cublasCreate_v2)
+FASIM_FN(cublasDestroy_v2)
+FASIM_FN(cublasSetMathMode)
+FASIM_FN(cublasSetStream_v2)
+FASIM_FN(cublasGetStatusName)
+FASIM_FN(cublasGetStatusString)
+#undef FASIM_FN
+using Fn_cublasGemmStridedBatchedEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
+                                                         int, int, const void*, const void*, cudaDataType, int,
+                                                         long long, const void*, cudaDataType, int, long long,
+                                                         const void*, void*, cudaDataType, int, long long, int,
+                                                         cublasComputeType_t, cublasGemmAlgo_t);
+
+struct CublasApi {
+#define FASIM_DECLARE(f) Fn_##f f = nullptr;
+  FASIM_CUBLAS_FUNCTIONS(FASIM_DECLARE)
+#undef FASIM_DECLARE
+  std::string error;  // why it did not load; empty if it did
+};
+
+const CublasApi& cublas() {
+  static CublasApi api;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const std::string soname = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
+    void* lib = nullptr;
+    std::string tried, last;
+    for (const std::string& path : {soname, std::string(FASIM_CUBLAS_LIBRARY), "/usr/local/cuda/lib64/" + soname}) {
+      if (path.empty()) continue;
+      lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (lib != nullptr) break;
+      tried += (tried.empty() ? "" : ", ") + path;
+      if (const char* e = dlerror()) last = e;
+    }
+    if (lib == nullptr) {
+      api.error = "cannot load cuBLAS (tried " + tried + "; last: " + last +
+                  "); put the CUDA Toolkit's lib64 folder (with " + soname + ") on LD_LIBRARY_PATH";
+      return;
+    }
+#define FASIM_LOAD(f)                                                                   \
+  api.f = reinterpret_cast<Fn_##f>(dlsym(lib, #f));                                     \
+  if (api.f == nullptr && api.error.empty())                                            \
+    api.error = "the cuBLAS library found (" + soname + ") has no " #f "; use the CUDA Toolkit fasim was built with";
+    FASIM_CUBLAS_FUNCTIONS(FASIM_LOAD)
+#undef FASIM_LOAD
+  });
+  return api;
+}
+
 constexpr int kSoftmaxMaxThreads = 512;
 
 std::string blas_error(const char* what, cublasStatus_t st) {
-  return std::string(what) + ": " + cublasGetStatusName(st) + " (" + cublasGetStatusString(st) + ")";
+  return std::string(what) + ": " + cublas().cublasGetStatusName(st) + " (" + cublas().cublasGetStatusString(st) +
+         ")";
 }
 
 cudaDataType_t data_type(int storage) {
@@ -150,11 +222,15 @@ cudaError_t launch_softmax(const Params& p, cudaStream_t stream) {
 
 }  // namespace
 
-std::string cublas_unavailable() { return {}; }
+std::string cublas_unavailable() { return cublas().error; }
 
 Blas* blas_create(std::string& error) {
+  if (!cublas().error.empty()) {
+    error = cublas().error;
+    return nullptr;
+  }
   auto* b = new Blas;
-  cublasStatus_t st = cublasCreate(&b->handle);
+  cublasStatus_t st = cublas().cublasCreate_v2(&b->handle);
   if (st != CUBLAS_STATUS_SUCCESS) {
     error = blas_error("cublasCreate", st);
     delete b;
@@ -163,7 +239,7 @@ Blas* blas_create(std::string& error) {
   // Split-K partial sums in fp32, not in the fp16/bf16 output type, so the
   // error stays the one rounding of S and of O that the tests bound. PyTorch
   // allows the fp16 reduction by default; it matters only where cuBLAS splits K.
-  st = cublasSetMathMode(b->handle, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH |
+  st = cublas().cublasSetMathMode(b->handle, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH |
                                                               CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
   if (st != CUBLAS_STATUS_SUCCESS) {
     error = blas_error("cublasSetMathMode", st);
@@ -175,14 +251,15 @@ Blas* blas_create(std::string& error) {
 
 void blas_destroy(Blas* blas) {
   if (blas == nullptr) return;
-  cublasDestroy(blas->handle);
+  cublas().cublasDestroy_v2(blas->handle);
   delete blas;
 }
 
 std::string launch_naive_cublas(const Params& p, Blas* blas, cudaStream_t stream) {
   if (blas == nullptr) return "naive-cublas: no cuBLAS handle";
   cublasHandle_t h = blas->handle;
-  cublasStatus_t st = cublasSetStream(h, stream);
+  const CublasApi& api = cublas();
+  cublasStatus_t st = api.cublasSetStream_v2(h, stream);
   if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasSetStream", st);
   const cudaDataType_t t = data_type(p.storage);
   const long long nn = static_cast<long long>(p.n) * p.n, nd = static_cast<long long>(p.n) * p.d;
@@ -190,7 +267,7 @@ std::string launch_naive_cublas(const Params& p, Blas* blas, cudaStream_t stream
 
   // S^T (N_k x N_q, column-major, ld N) = K (N x d) Q^T (d x N): row-major S = scale Q K^T.
   // K and Q, row-major (N, d), are column-major (d, N) with ld d; K is used transposed.
-  st = cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, p.n, p.n, p.d, &scale, p.k, t, p.d, nd, p.q, t,
+  st = api.cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, p.n, p.n, p.d, &scale, p.k, t, p.d, nd, p.q, t,
                                   p.d, nd, &zero, p.s, t, p.n, nn, p.bh, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasGemmStridedBatchedEx (S = scale Q K^T)", st);
 
@@ -199,7 +276,7 @@ std::string launch_naive_cublas(const Params& p, Blas* blas, cudaStream_t stream
   if (e != cudaSuccess) return std::string("softmax kernel: ") + cudaGetErrorString(e);
 
   // O^T (d x N, column-major, ld d) = V^T (d x N, ld d) P^T (N x N, ld N): row-major O = P V.
-  st = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, p.d, p.n, p.n, &one, p.v, t, p.d, nd, p.p, t, p.n,
+  st = api.cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, p.d, p.n, p.n, &one, p.v, t, p.d, nd, p.p, t, p.n,
                                   nn, &zero, p.o, t, p.d, nd, p.bh, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   if (st != CUBLAS_STATUS_SUCCESS) return blas_error("cublasGemmStridedBatchedEx (O = P V)", st);
   return {};
