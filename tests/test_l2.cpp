@@ -96,11 +96,46 @@ TEST_CASE("PartitionedL2: one partition is exactly the L2Cache model", "[l2]") {
   CHECK(p.used_bytes() == c.used_bytes());
 }
 
+TEST_CASE("L2Cache: past its dirty share, the oldest written tiles go back to DRAM and stay, clean", "[l2]") {
+  L2Cache l2(1000, 0.5);  // keeps at most 500 B dirty
+  CHECK(l2.dirty_limit_bytes() == 500);
+  const TileKey a{TensorId::O, 0, 0, 0, 1, 1}, b{TensorId::O, 0, 1, 0, 1, 1}, c{TensorId::O, 0, 2, 0, 1, 1},
+      d{TensorId::O, 0, 3, 0, 1, 1};
+  CHECK(l2.write(a, 200).writeback_bytes == 0);
+  CHECK(l2.write(b, 200).writeback_bytes == 0);
+  CHECK(l2.write(c, 200).writeback_bytes == 200);  // 600 B dirty: a, written first, goes back
+  CHECK(l2.dirty_bytes() == 400);
+  CHECK(l2.used_bytes() == 600);                   // a is still there, clean
+  const L2Access again = l2.read(a, 200);
+  CHECK(again.hit_bytes == 200);
+  CHECK(again.writeback_bytes == 0);
+  CHECK(l2.write(b, 200).writeback_bytes == 0);    // b again: now the most recently written
+  CHECK(l2.write(d, 200).writeback_bytes == 200);  // c is now the oldest written
+  CHECK(l2.dirty_bytes() == 400);
+  // A tile written back early is written back again only if written again.
+  CHECK(l2.write(a, 200).writeback_bytes == 200);  // a dirty again: b goes back
+  CHECK(l2.dirty_bytes() == 400);
+}
+
+TEST_CASE("L2Cache: the dirty share is 0.47 by default, as measured on an H200", "[l2]") {
+  CHECK(L2Cache(1000).dirty_limit_bytes() == 470);
+  CHECK(kL2DirtyShare == Approx(0.47));
+}
+
+TEST_CASE("PartitionedL2: SMs are dealt out to the partitions in turn", "[l2]") {
+  const PartitionedL2 l2(256, 2, 4, 32);
+  CHECK(l2.partition_of(0) == 0);
+  CHECK(l2.partition_of(1) == 1);
+  CHECK(l2.partition_of(2) == 0);
+  CHECK(l2.partition_of(3) == 1);
+  const PartitionedL2 one(256, 1, 4, 32);
+  CHECK(one.partition_of(3) == 0);
+}
+
 TEST_CASE("PartitionedL2: far sectors are copied next to the reader, DRAM is read only at home", "[l2]") {
-  // 2 partitions of 4 sectors (32 B each), SMs 0-1 next to partition 0, 2-3 next to 1.
-  PartitionedL2 l2(256, 2, 4, 32);
-  CHECK(l2.partition_of(1) == 0);
-  CHECK(l2.partition_of(2) == 1);
+  // 2 partitions of 4 sectors (32 B each); SMs 0 and 2 next to partition 0,
+  // 1 and 3 next to partition 1. Dirty share 1: no early write-back here.
+  PartitionedL2 l2(256, 2, 4, 32, 1.0);
   const TileKey k{TensorId::K, 0, 0, 0, 2, 32};
   // 4 sectors: 2 homed in each partition. SM 0 misses all; its partition keeps
   // its 2 home sectors and a copy of the 2 far ones: 6 sectors in use.
@@ -113,26 +148,48 @@ TEST_CASE("PartitionedL2: far sectors are copied next to the reader, DRAM is rea
   CHECK(second.hit_bytes == 128);
   CHECK(second.miss_bytes == 0);
   CHECK(l2.used_bytes() == 8 * 32);  // now each partition holds 2 home + 2 copy sectors
-  // A write goes home (4 dirty sectors) and drops both copies.
+  // A write from SM 0 goes home (4 dirty sectors); partition 0 keeps its copy
+  // of the 2 sectors homed in partition 1, and partition 1's copy, stale, goes.
   const L2Access w = l2.write(k, 128, 0);
   CHECK(w.writeback_bytes == 0);
   CHECK(l2.dirty_bytes() == 128);
-  CHECK(l2.used_bytes() == 4 * 32);
+  CHECK(l2.used_bytes() == 6 * 32);
+  // SM 2 (partition 0) reads it back: every sector is next to it.
+  CHECK(l2.read(k, 128, 2).hit_bytes == 128);
+  CHECK(l2.used_bytes() == 6 * 32);
 }
 
-TEST_CASE("PartitionedL2: copies take room that home data would use", "[l2]") {
-  // 256 B in all. SM 0 writes tile o (4 sectors: 2 dirty at each home), then
-  // reads tile a (4 sectors). One 8-sector cache holds both. Split in two
-  // partitions of 4 sectors, partition 0 must also hold a copy of a's 2 far
-  // sectors beside a's 2 home sectors, so o's 2 dirty sectors there go to DRAM.
-  PartitionedL2 l2(256, 2, 2, 32);
-  L2Cache one(256);
+TEST_CASE("PartitionedL2: written data keeps a copy next to the writer, which takes room", "[l2]") {
+  // 256 B in all. SM 0 writes tile o (4 sectors: 2 dirty at each home; its
+  // partition 0 also keeps a copy of the 2 homed in partition 1), then reads
+  // tile a (4 sectors). One 8-sector cache holds both. Split in two partitions
+  // of 4 sectors, partition 0 must make room for a's 2 home sectors and a
+  // copy of its 2 far ones: o's 2 dirty sectors there go to DRAM, and o's copy goes.
+  PartitionedL2 l2(256, 2, 2, 32, 1.0);
+  L2Cache one(256, 1.0);
   const TileKey o{TensorId::O, 0, 0, 0, 1, 32}, a{TensorId::K, 0, 0, 0, 1, 32};
-  l2.write(o, 128, 0);
+  CHECK(l2.write(o, 128, 0).writeback_bytes == 0);
+  CHECK(l2.used_bytes() == 6 * 32);
   one.write(o, 128);
   CHECK(one.read(a, 128).writeback_bytes == 0);
   const L2Access split = l2.read(a, 128, 0);
   CHECK(split.miss_bytes == 128);       // a was nowhere: DRAM reads all of it, at its homes
   CHECK(split.writeback_bytes == 2 * 32);
   CHECK(l2.dirty_bytes() == 2 * 32);    // o's sectors homed in partition 1 stay
+  CHECK(l2.used_bytes() == 8 * 32);     // both full: a (home + copy) in 0; o and a at home in 1
+}
+
+TEST_CASE("PartitionedL2: each partition keeps at most its dirty share dirty", "[l2]") {
+  // 2 partitions of 16 sectors, each keeping at most a quarter (4 sectors) dirty.
+  PartitionedL2 l2(1024, 2, 2, 32, 0.25);
+  const TileKey x{TensorId::O, 0, 0, 0, 1, 32}, y{TensorId::O, 0, 1, 0, 1, 32}, z{TensorId::O, 0, 2, 0, 1, 32};
+  CHECK(l2.write(x, 128, 0).writeback_bytes == 0);  // 2 dirty sectors at each home
+  CHECK(l2.write(y, 128, 1).writeback_bytes == 0);  // 4 at each: the limit
+  // z takes each partition past its limit: x, written first, goes back at both homes.
+  CHECK(l2.write(z, 128, 0).writeback_bytes == 128);
+  CHECK(l2.dirty_bytes() == 2 * 4 * 32);
+  // x is still in L2, clean: SM 0 finds it without DRAM.
+  const L2Access r = l2.read(x, 128, 0);
+  CHECK(r.hit_bytes == 128);
+  CHECK(r.miss_bytes == 0);
 }

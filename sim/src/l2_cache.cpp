@@ -1,6 +1,12 @@
 #include "fasim/l2_cache.hpp"
 
+#include <cmath>
+
 namespace fasim {
+
+L2Cache::L2Cache(std::int64_t capacity_bytes, double dirty_share)
+    : capacity_(capacity_bytes),
+      dirty_limit_(static_cast<std::int64_t>(std::llround(static_cast<double>(capacity_bytes) * dirty_share))) {}
 
 std::size_t L2Cache::KeyHash::operator()(const TileKey& k) const noexcept {
   // splitmix64-style mixing of the fields
@@ -28,10 +34,34 @@ std::int64_t L2Cache::make_room(std::int64_t bytes) {
 }
 
 void L2Cache::insert(const TileKey& key, std::int64_t bytes, bool dirty) {
-  lru_.push_front(Entry{key, bytes, dirty});
+  lru_.push_front(Entry{key, bytes, dirty, 0});
   index_.emplace(key, lru_.begin());
   used_ += bytes;
   if (dirty) dirty_ += bytes;
+}
+
+std::int64_t L2Cache::written(Entry& e) {
+  e.written = ++clock_;
+  writes_.emplace_back(e.key, e.written);
+  std::int64_t back = 0;
+  while (dirty_ > dirty_limit_ && !writes_.empty()) {
+    const auto [key, when] = writes_.front();
+    writes_.pop_front();
+    const auto it = index_.find(key);
+    if (it == index_.end() || !it->second->dirty || it->second->written != when) continue;  // stale
+    it->second->dirty = false;
+    dirty_ -= it->second->bytes;
+    back += it->second->bytes;
+  }
+  if (writes_.size() > 2 * index_.size() + 64) {  // mostly stale: keep the current ones, in order
+    std::deque<std::pair<TileKey, std::uint64_t>> current;
+    for (const auto& w : writes_) {
+      const auto it = index_.find(w.first);
+      if (it != index_.end() && it->second->dirty && it->second->written == w.second) current.push_back(w);
+    }
+    writes_.swap(current);
+  }
+  return back;
 }
 
 L2Access L2Cache::read(const TileKey& key, std::int64_t bytes) {
@@ -58,6 +88,7 @@ L2Access L2Cache::write(const TileKey& key, std::int64_t bytes) {
     if (!e.dirty) dirty_ += e.bytes;
     e.dirty = true;
     lru_.splice(lru_.begin(), lru_, it->second);
+    a.writeback_bytes = written(e);
     return a;
   }
   if (bytes > capacity_) {  // larger than the whole cache: goes straight to DRAM
@@ -66,6 +97,7 @@ L2Access L2Cache::write(const TileKey& key, std::int64_t bytes) {
   }
   a.writeback_bytes = make_room(bytes);
   insert(key, bytes, true);
+  a.writeback_bytes += written(lru_.front());
   return a;
 }
 

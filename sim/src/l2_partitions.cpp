@@ -17,14 +17,14 @@ TileKey copy_of(TileKey k) {
 }  // namespace
 
 PartitionedL2::PartitionedL2(std::int64_t capacity_bytes, std::int64_t partitions, std::int64_t sms,
-                             std::int64_t sector_bytes)
+                             std::int64_t sector_bytes, double dirty_share)
     : sms_(std::max<std::int64_t>(sms, 1)), sector_(std::max<std::int64_t>(sector_bytes, 1)) {
   const std::int64_t p = std::max<std::int64_t>(partitions, 1);
-  parts_.assign(static_cast<std::size_t>(p), L2Cache(capacity_bytes / p));
+  parts_.assign(static_cast<std::size_t>(p), L2Cache(capacity_bytes / p, dirty_share));
 }
 
 std::int64_t PartitionedL2::partition_of(std::int64_t sm) const {
-  return std::clamp<std::int64_t>(sm * partitions() / sms_, 0, partitions() - 1);
+  return std::clamp<std::int64_t>(sm, 0, sms_ - 1) % partitions();
 }
 
 std::int64_t PartitionedL2::share(std::int64_t bytes, std::int64_t k) const {
@@ -61,14 +61,19 @@ L2Access PartitionedL2::read(const TileKey& key, std::int64_t bytes, std::int64_
 }
 
 L2Access PartitionedL2::write(const TileKey& key, std::int64_t bytes, std::int64_t sm) {
-  (void)sm;  // a write goes home wherever it comes from
+  const std::int64_t near = partition_of(sm);
   L2Access total;
   for (std::int64_t k = 0; k < partitions(); ++k) {
     L2Cache& part = parts_[static_cast<std::size_t>(k)];
-    if (partitions() > 1) part.drop(copy_of(key));
+    if (partitions() > 1 && k != near) part.drop(copy_of(key));  // stale now
     const std::int64_t b = share(bytes, k);
     if (b > 0) add(total, part.write(key, b));
   }
+  // The writer's partition keeps (or refreshes) a clean copy of the sectors
+  // homed elsewhere, as a read of them would have left.
+  const std::int64_t far = bytes - share(bytes, near);
+  if (partitions() > 1 && far > 0)
+    total.writeback_bytes += parts_[static_cast<std::size_t>(near)].read(copy_of(key), far).writeback_bytes;
   return total;
 }
 

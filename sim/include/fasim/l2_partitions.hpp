@@ -4,16 +4,23 @@
 //  - the L2 is `partitions` equal caches (L2Cache each, capacity L2 / P);
 //  - every address has one home partition; addresses are hashed finely, so
 //    each tile's sectors spread evenly: partition k is home to 1/P of them;
-//  - an SM sits next to one partition (SM s: partition s * P / SMs). A read
-//    of a sector homed in its own partition is an ordinary cache access. A
-//    read of a sector homed elsewhere first looks for a copy in the SM's own
-//    partition; on a miss it asks the home partition (an L2 hit if the home
-//    has it, a DRAM read if not), and the SM's partition keeps a clean copy;
-//  - a write goes to the home partition (write-back, write-allocate) and
-//    drops every copy of the tile, which is now stale;
+//  - an SM sits next to one partition (SM s: partition s mod P): consecutive
+//    thread blocks, which the GPU spreads over its GPCs, land in every half.
+//    A read of a sector homed in its own partition is an ordinary cache
+//    access. A read of a sector homed elsewhere first looks for a copy in the
+//    SM's own partition; on a miss it asks the home partition (an L2 hit if
+//    the home has it, a DRAM read if not), and the SM's partition keeps a
+//    clean copy;
+//  - a write goes to the home partition (write-back, write-allocate); the
+//    writer's own partition keeps a clean copy of the sectors homed
+//    elsewhere, and copies in other partitions, now stale, are dropped. So
+//    written data takes room next to its writer as read data does (measured
+//    on an H200: dirty data plus a stream read after it start to reach DRAM
+//    when 1.5 x their bytes nears the L2 size);
 //  - only home partitions talk to DRAM: misses at home are DRAM reads, dirty
-//    tiles evicted at home are DRAM writes. Copies are clean, so evicting one
-//    costs nothing, but copies take room that home data would otherwise use.
+//    tiles evicted at home are DRAM writes, and each partition keeps at most
+//    kL2DirtyShare of itself dirty (L2Cache). Copies are clean, so evicting
+//    one costs nothing, but copies take room that home data would otherwise use.
 // With one partition this is exactly the L2Cache model.
 #pragma once
 
@@ -27,9 +34,10 @@ namespace fasim {
 /// @brief An L2 of P partitions, each a tile-granular LRU write-back cache.
 class PartitionedL2 {
  public:
-  /// @brief `capacity_bytes` in all, split over `partitions`; `sms` SMs split alike.
+  /// @brief `capacity_bytes` in all, split over `partitions`; `sms` SMs dealt
+  /// out in turn; each partition keeps at most `dirty_share` of itself dirty.
   PartitionedL2(std::int64_t capacity_bytes, std::int64_t partitions, std::int64_t sms,
-                std::int64_t sector_bytes);
+                std::int64_t sector_bytes, double dirty_share = kL2DirtyShare);
 
   /// @brief A read of `bytes` (sector-rounded) of tile `key` by SM `sm`.
   L2Access read(const TileKey& key, std::int64_t bytes, std::int64_t sm);
