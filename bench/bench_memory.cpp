@@ -13,14 +13,17 @@
 //  - peak RSS of the process (getrusage): before the simulation (base), after
 //    the run and after the check;
 //  - ratio = peak RSS / QKVO (the bar: <= 2), and the same less the base.
-// Beyond QKVO (and L, or m and l) a run holds no N x N matrix, but two costs
+// Beyond QKVO (and L, or m and l) a run holds no N x N matrix, and two costs
 // that Q, K, V and O outgrow, so the ratio falls towards 1 as shapes grow:
-//  - the tiles of every resident thread block, as float, fixed for a device
-//    and tiling: on the H100 profile flash2 keeps 132 to 264 blocks resident
-//    (one or two per SM), 41-50 MiB; flash1 has one block per head;
-//  - the fp64 reference of one head at a time, however many heads: Q, K, V
-//    and O_ref in double and 128 rows of scores, up to 5 N d + 128 N doubles
-//    (48 MiB at N = 8192, d = 128).
+//  - the register tiles of every resident thread block (S/P, O, m and l,
+//    fp32 as on the GPU), fixed for a device and tiling: on the H100 profile
+//    flash2 keeps 132 blocks of 129 KiB resident at d = 128 (16 MiB) and 264
+//    of 97 KiB at d = 64 (25 MiB); flash1 has one block per head. Their Q, K
+//    and V tiles copy nothing: they refer to the rows in HBM (on_chip.hpp);
+//  - the fp64 reference, one block of query rows at a time: at most 8 MiB of
+//    scores and 2 MiB of K and V chunks at d = 128 (reference_bytes). The
+//    blocks' memory, freed when the run ends, is handed back to the system
+//    first (simulation.cpp), so the check does not stack on the run's peak.
 // Run: build/<preset>/bin/fasim_bench_memory [--quick]; or --one ALGO N D DTYPE HEADS.
 #include <sys/resource.h>
 #include <sys/wait.h>

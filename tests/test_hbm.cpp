@@ -1,8 +1,12 @@
 // HBM values are held as their storage type: a 16-bit tensor takes 2 bytes an
-// element, and reading gives back exactly round_to(dtype, value written).
+// element, and reading gives back exactly round_to(dtype, value written);
+// every fp16 and bf16 bit pattern reads as the float Eigen makes of it.
 #include <catch2/catch.hpp>
 
+#include <Eigen/Core>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
@@ -42,4 +46,19 @@ TEST_CASE("HBM values: 16-bit types take half the memory and read back as round_
     v.set(5, 1.0f);
     CHECK(std::vector<float>(v) == v);
   }
+}
+
+TEST_CASE("every fp16 and bf16 bit pattern reads as Eigen converts it, bit for bit", "[hbm]") {
+  int differ = 0;
+  for (std::uint32_t i = 0; i < 65536; ++i) {
+    const auto b = static_cast<std::uint16_t>(i);
+    const float fp16 = static_cast<float>(std::bit_cast<Eigen::half>(b));
+    const float bf16 = static_cast<float>(std::bit_cast<Eigen::bfloat16>(b));
+    differ += std::bit_cast<std::uint32_t>(HbmValues::from_bits(DType::fp16, b)) != std::bit_cast<std::uint32_t>(fp16);
+    differ += std::bit_cast<std::uint32_t>(HbmValues::from_bits(DType::bf16, b)) != std::bit_cast<std::uint32_t>(bf16);
+  }
+  CHECK(differ == 0);
+  CHECK(HbmValues::from_bits(DType::fp16, 0x0001) == std::ldexp(1.0f, -24));  // smallest subnormal
+  CHECK(HbmValues::from_bits(DType::fp16, 0x7bff) == 65504.0f);
+  CHECK(HbmValues::from_bits(DType::fp16, 0xfc00) == -std::numeric_limits<float>::infinity());
 }

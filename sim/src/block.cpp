@@ -2,7 +2,16 @@
 // the simulator adds HBM traffic.
 #include "fasim/block.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace fasim {
+
+namespace {
+// The inputs: nothing writes them once the run has started, so a tile may
+// refer to their rows instead of copying them (on_chip.hpp).
+bool is_input(TensorId t) { return t == TensorId::Q || t == TensorId::K || t == TensorId::V; }
+}  // namespace
 
 Step& Block::load(Tile& dst, TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
                   std::int64_t cols, std::int64_t dst_col0) {
@@ -18,9 +27,14 @@ Step& Block::load_from(Tile& dst, TensorId t, std::int64_t head, std::int64_t ro
                        std::int64_t col0, std::int64_t cols, std::int64_t dst_row0, std::int64_t dst_col0) {
   const HbmTensor& src = hbm_.at(t);
   if (numerics_) {
-    for (std::int64_t r = 0; r < rows; ++r)  // a tile row is contiguous in HBM and on chip
-      src.values.read(static_cast<std::size_t>(src.offset(head, row0 + r, col0)), static_cast<std::size_t>(cols),
-                      &dst.data(dst_row0 + r, dst_col0));
+    if (is_input(t) && col0 == 0 && dst_col0 == 0 && cols == src.cols && cols == dst.cols()) {
+      dst.refer(dst_row0, rows, src.values, src.offset(head, row0, 0));  // whole rows, one after another in HBM
+    } else {
+      TileMatrix& data = dst.held(dst_row0, rows);
+      for (std::int64_t r = 0; r < rows; ++r)  // a tile row is contiguous in HBM and on chip
+        src.values.read(static_cast<std::size_t>(src.offset(head, row0 + r, col0)), static_cast<std::size_t>(cols),
+                        &data(dst_row0 + r, dst_col0));
+    }
   }
   Step& s = make(StepKind::load, "load", t, rows, cols);
   s.bh = head;
@@ -34,9 +48,12 @@ Step& Block::store_to(TensorId t, std::int64_t head, std::int64_t row0, std::int
                       std::int64_t cols, const Tile& src, std::int64_t src_row0, std::int64_t src_col0) {
   HbmTensor& dst = hbm_.at(t);
   if (numerics_) {
+    if (is_input(t))
+      throw std::logic_error("a tile program stores to input " + std::string(name(t)) + ", which tiles refer to");
+    const TileMatrix& values = src.values();
     for (std::int64_t r = 0; r < rows; ++r)  // rounded to the tensor's dtype as it is written
       dst.values.write(static_cast<std::size_t>(dst.offset(head, row0 + r, col0)), static_cast<std::size_t>(cols),
-                       &src.data(src_row0 + r, src_col0));
+                       &values(src_row0 + r, src_col0));
   }
   Step& s = make(StepKind::store, "store", t, rows, cols);
   s.bh = head;

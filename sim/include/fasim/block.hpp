@@ -1,6 +1,7 @@
 // Block: what one thread block's tile program sees. It allocates tiles on chip,
 // loads and stores tiles between HBM and SRAM (counting every byte), and turns
-// each action into a Step.
+// each action into a Step. With numerics, a load of Q, K or V copies nothing:
+// the tile refers to the rows in HBM (on_chip.hpp says why).
 //
 // A block writes each Step into one Step that the simulation owns (`out`) and
 // returns it for the program to co_yield: every block of a run writes the same
@@ -31,10 +32,12 @@ struct WatchedRow {
 class Block {
  public:
   /// @brief A block of `kernel` with index `block`, reading and writing `hbm`; it reports the
-  /// softmax state of `watch`, computes values only if `numerics`, and writes its steps to `out`.
-  Block(Hbm& hbm, const Workload& w, bool numerics, WatchedRow watch, std::int32_t kernel,
-        std::int64_t block, Step& out)
-      : hbm_(hbm), w_(w), numerics_(numerics), watch_(watch), kernel_(kernel), block_(block), out_(&out) {}
+  /// softmax state of `watch`, computes values only if `numerics` (reading its shared tiles'
+  /// rows that stay in HBM through `scratch`), and writes its steps to `out`.
+  Block(Hbm& hbm, TileScratch& scratch, const Workload& w, bool numerics, WatchedRow watch,
+        std::int32_t kernel, std::int64_t block, Step& out)
+      : hbm_(hbm), scratch_(scratch), w_(w), numerics_(numerics), watch_(watch), kernel_(kernel), block_(block),
+        out_(&out) {}
 
   /// @brief The attention shape the block works on.
   const Workload& workload() const { return w_; }
@@ -52,9 +55,11 @@ class Block {
     kb_ = kb;
   }
 
-  /// @brief A tile in shared memory of `dtype`.
+  /// @brief A tile in shared memory of `dtype`; the block's nth such tile
+  /// reads rows that stay in HBM through scratch slot n.
   Tile shared(std::int64_t rows, std::int64_t cols, DType dtype) {
-    return Tile(&chip_, Placement::shared, rows, cols, dtype, numerics_);
+    TileMatrix* slot = numerics_ ? &scratch_.slot(shared_tiles_++) : nullptr;
+    return Tile(&chip_, Placement::shared, rows, cols, dtype, numerics_, slot);
   }
   /// @brief An fp32 tile held in registers (accumulators, scores, statistics).
   Tile registers(std::int64_t rows, std::int64_t cols) {
@@ -63,11 +68,13 @@ class Block {
 
   /// @brief Reads rows [row0, row0+rows) x cols [col0, col0+cols) of tensor t
   /// (head bh) into dst at (0, dst_col0). Counts rows*cols*elem bytes read.
+  /// Whole rows of Q, K or V are not copied: dst refers to them (Tile::refer).
   Step& load(Tile& dst, TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
              std::int64_t cols, std::int64_t dst_col0 = 0);
 
   /// @brief Writes src rows [0, rows) x cols [src_col0, src_col0+cols) to tensor
   /// t at (row0, col0), rounding to the tensor's dtype. Counts bytes written.
+  /// With numerics, t must not be an input (Q, K, V): tiles refer to their rows.
   Step& store(TensorId t, std::int64_t row0, std::int64_t rows, std::int64_t col0,
               std::int64_t cols, const Tile& src, std::int64_t src_col0 = 0);
 
@@ -127,12 +134,14 @@ class Block {
   }
 
   Hbm& hbm_;
+  TileScratch& scratch_;
   const Workload& w_;
   bool numerics_;
   WatchedRow watch_;
   std::int32_t kernel_;
   std::int64_t block_;
   std::int64_t bh_ = 0, qb_ = -1, kb_ = -1;
+  std::size_t shared_tiles_ = 0;  // shared tiles made so far: the next one's scratch slot
   Step* out_;  // where the steps are written (see the top of this file)
   OnChip chip_;
 };

@@ -56,7 +56,12 @@ class HbmValues {
       std::copy_n(f32_.data() + first, n, out);
       return;
     }
-    for (std::size_t k = 0; k < n; ++k) out[k] = from_bits(dtype_, b16_[first + k]);
+    const std::uint16_t* in = b16_.data() + first;
+    if (dtype_ == DType::fp16) {  // one loop per type, without branches: they vectorise
+      for (std::size_t k = 0; k < n; ++k) out[k] = fp16_to_float(in[k]);
+    } else {
+      for (std::size_t k = 0; k < n; ++k) out[k] = bf16_to_float(in[k]);
+    }
   }
   /// @brief Sets elements [first, first + n) to in (rounded to the storage type).
   void write(std::size_t first, std::size_t n, const float* in) {
@@ -106,15 +111,30 @@ class HbmValues {
   /// @brief As above, against floats.
   friend bool operator==(const std::vector<float>& a, const HbmValues& b) { return HbmValues(a) == b; }
 
+  /// @brief The float an fp16 or bf16 bit pattern stands for, as Eigen::half
+  /// and Eigen::bfloat16 convert it (every such value is a float; NaN keeps
+  /// its payload); tests/test_hbm.cpp checks all 65536 patterns of each.
+  static float from_bits(DType t, std::uint16_t b) { return t == DType::fp16 ? fp16_to_float(b) : bf16_to_float(b); }
+
  private:
   static std::uint16_t to_bits(DType t, float v) {
     return t == DType::fp16 ? std::bit_cast<std::uint16_t>(Eigen::half(v))
                             : std::bit_cast<std::uint16_t>(Eigen::bfloat16(v));
   }
-  static float from_bits(DType t, std::uint16_t b) {
-    return t == DType::fp16 ? static_cast<float>(std::bit_cast<Eigen::half>(b))
-                            : static_cast<float>(std::bit_cast<Eigen::bfloat16>(b));
+  // Eigen's conversion without its branches (2 to 4 times faster here, and
+  // reads of K and V tiles and the reference's reads convert every element):
+  // the exponent and mantissa shifted into place, times 2^112 to move the
+  // bias from 15 to 127 (subnormals come out normal, exactly); Inf and NaN
+  // set the exponent to all ones instead.
+  static float fp16_to_float(std::uint16_t h) {
+    const std::uint32_t em = h & 0x7fffu;
+    const std::uint32_t finite = std::bit_cast<std::uint32_t>(std::bit_cast<float>(em << 13) * 0x1p112f);
+    const std::uint32_t special = (em << 13) | 0x7f800000u;
+    const std::uint32_t is_special = 0u - static_cast<std::uint32_t>(em >= 0x7c00u);  // all ones or zero
+    const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+    return std::bit_cast<float>((special & is_special) | (finite & ~is_special) | sign);
   }
+  static float bf16_to_float(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 
   DType dtype_ = DType::fp32;
   std::vector<float> f32_;          // fp32 storage

@@ -146,6 +146,7 @@ class Simulation {
   std::unique_ptr<Machine> machine_;
   TimeReport time_;
   Step step_{};  // every block writes its steps here (block.hpp says why)
+  TileScratch scratch_;  // working copies of the blocks' Q, K, V tiles (on_chip.hpp)
 
   std::size_t kernel_ = 0;       // the running kernel
   std::int64_t next_block_ = 0;  // next block of it to dispatch

@@ -98,7 +98,7 @@ Generator<Step> split(Block& blk, Mapping m) {
                       ml, watched, num);
     if (num) {
       round_probabilities(sc.data, rows, cols, w.dtype);
-      add_pv(w, o.data.topRows(rows), sc.data, v.data, rows, c0, cols, partial, query_of);
+      add_pv(w, o.data.topRows(rows), sc.data, v.values(), rows, c0, cols, partial, query_of);
     }
     co_yield blk.compute(StepKind::matmul, "O += P V", TensorId::O, rows, d, pv_flops(rows, cols, d));
   }

@@ -135,7 +135,7 @@ Generator<Step> block_program(Block& blk, Mapping m) {
 
       if (num) {
         TileMatrix pv = TileMatrix::Zero(rows, d);  // (rows, d) P~ V
-        add_pv(w, pv, s.data, v.data, rows, c0, cols, partial, query_of);
+        add_pv(w, pv, s.data, v.values(), rows, c0, cols, partial, query_of);
         for (std::int64_t r = 0; r < rows; ++r) o.data.row(r) = a(r) * o.data.row(r) + c(r) * pv.row(r);
       }
       co_yield blk.compute(StepKind::matmul, "O = (l e O + e~ P~ V) / l'", TensorId::O, rows, d,

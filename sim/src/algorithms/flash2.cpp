@@ -80,7 +80,7 @@ Generator<Step> block_program(Block& blk, Mapping m) {
 
     if (num) {
       round_probabilities(s.data, rows, cols, w.dtype);
-      add_pv(w, o.data.topRows(rows), s.data, v.data, rows, c0, cols, partial, query_of);
+      add_pv(w, o.data.topRows(rows), s.data, v.values(), rows, c0, cols, partial, query_of);
     }
     co_yield blk.compute(StepKind::matmul, "O += P V", TensorId::O, rows, d, pv_flops(rows, cols, d));
   }

@@ -176,7 +176,7 @@ Generator<Step> output(Block& blk, Mapping m) {
     co_yield blk.load(p, TensorId::P, r0, rows, c0, cols);
     for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, v, TensorId::V, w.kv_head_of(bh), c0, cols, r);
     if (blk.numerics())
-      add_pv(w, o.data.topRows(rows), p.data, v.data, rows, c0, cols, !fully_visible(w, r0, r0 + rows - 1, c0, cols),
+      add_pv(w, o.data.topRows(rows), p.values(), v.values(), rows, c0, cols, !fully_visible(w, r0, r0 + rows - 1, c0, cols),
              [r0 = r0](std::int64_t r) { return r0 + r; });
     co_yield blk.compute(StepKind::matmul, "O += P V", TensorId::O, rows, w.d,
                          {.matmul = 2 * rows * cols * w.d, .other = 0, .exp = 0});

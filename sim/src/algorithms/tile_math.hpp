@@ -15,9 +15,10 @@
 namespace fasim {
 
 /// @brief S = scale * Q K^T on the first rows x cols of s. (rows, d) x (cols, d)^T.
+/// q and k are shared tiles of one block (distinct scratch slots: Tile::values).
 inline void scaled_scores(TileMatrix& s, const Tile& q, const Tile& k, std::int64_t rows, std::int64_t cols,
                           float scale) {
-  s.topLeftCorner(rows, cols).noalias() = q.data.topRows(rows) * k.data.topRows(cols).transpose();
+  s.topLeftCorner(rows, cols).noalias() = q.values().topRows(rows) * k.values().topRows(cols).transpose();
   s.topLeftCorner(rows, cols) *= scale;
 }
 
