@@ -15,12 +15,13 @@
 //  - ratio = peak RSS / QKVO (the bar: <= 2), and the same less the base.
 // Beyond QKVO (and L, or m and l) a run holds no N x N matrix, and two costs
 // that Q, K, V and O outgrow, so the ratio falls towards 1 as shapes grow:
-//  - the register tiles of every resident thread block (S/P, O, m and l,
-//    fp32 as on the GPU), fixed for a device and tiling: on the H100 profile
-//    flash2 keeps 132 blocks of 129 KiB resident at d = 128 (16 MiB) and 264
-//    of 97 KiB at d = 64 (25 MiB); flash1 has one block per head. Their Q, K
-//    and V tiles copy nothing: they refer to the rows in HBM (on_chip.hpp);
-//  - the fp64 reference, one block of query rows at a time: at most 8 MiB of
+//  - the register tiles of every resident thread block (O, m and l, fp32 as
+//    on the GPU), fixed for a device and tiling: on the H100 profile flash2
+//    keeps 132 blocks of 65 KiB resident at d = 128 (8.4 MiB) and 264 of
+//    33 KiB at d = 64 (8.5 MiB); flash1 has one block per head. Their S/P
+//    tiles share one matrix (Block::step_registers), and their Q, K and V
+//    tiles copy nothing: they refer to the rows in HBM (on_chip.hpp);
+//  - the fp64 reference, one block of query rows at a time: at most 6 MiB of
 //    scores and 2 MiB of K and V chunks at d = 128 (reference_bytes). The
 //    blocks' memory, freed when the run ends, is handed back to the system
 //    first (simulation.cpp), so the check does not stack on the run's peak.

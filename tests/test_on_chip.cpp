@@ -113,3 +113,24 @@ TEST_CASE("counting only, tiles hold no values and loads count the same bytes", 
   CHECK(blk.chip().in_use(Placement::shared) == 8 * 4 * 2);
   CHECK(blk.chip().in_use(Placement::registers) == 8 * 4 * 4);
 }
+
+TEST_CASE("step register tiles count their bytes but share one matrix for their values", "[on-chip]") {
+  Fixture f;
+  Step out2;
+  Block a = f.block();
+  Block b(f.hbm, f.scratch, f.w, true, {}, 0, 1, out2);
+  Tile sa = a.step_registers(8, 6);
+  Tile sb = b.step_registers(8, 6);
+  CHECK(a.chip().in_use(Placement::registers) == 8 * 6 * 4);  // fp32, as any register tile
+  CHECK(sa.data.size() == 0);                                  // no values of its own
+  TileMatrix& va = sa.step_values();
+  CHECK(va.rows() == 8);
+  CHECK(va.cols() == 6);
+  va(7, 5) = 3.5f;
+  CHECK(&sb.step_values() == &va);  // the other block works in the same matrix
+  CHECK(sb.step_values()(7, 5) == 3.5f);
+  Block counting = f.block(false);
+  Tile sc = counting.step_registers(8, 6);
+  CHECK(counting.chip().in_use(Placement::registers) == 8 * 6 * 4);
+  CHECK(sc.data.size() == 0);
+}

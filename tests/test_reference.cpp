@@ -173,12 +173,13 @@ TEST_CASE("a run reports the errors the whole-head reference gives", "[reference
   }
 }
 
-TEST_CASE("the reference hands over blocks of at most 8 MiB of scores, in order", "[reference]") {
-  // 128 rows while 128 rows of N_kv doubles fit 8 MiB (N_kv <= 8192), then
-  // fewer, never under 16.
-  CHECK(reference_rows_per_block(Workload{1, 1, 8192, 64, DType::fp16}) == 128);
-  CHECK(reference_rows_per_block(Workload{1, 1, 16384, 128, DType::fp16}) == 64);
-  CHECK(reference_rows_per_block(Workload{1, 1, 40, 8, DType::fp16, 0, 40000}) == 26);
+TEST_CASE("the reference hands over blocks of at most 6 MiB of scores, in order", "[reference]") {
+  // 128 rows while 128 rows of N_kv doubles fit 6 MiB (N_kv <= 6144), then
+  // floor(6 MiB / (8 N_kv)) rows, never under 16.
+  CHECK(reference_rows_per_block(Workload{1, 1, 6144, 64, DType::fp16}) == 128);
+  CHECK(reference_rows_per_block(Workload{1, 1, 8192, 64, DType::fp16}) == 96);
+  CHECK(reference_rows_per_block(Workload{1, 1, 16384, 128, DType::fp16}) == 48);
+  CHECK(reference_rows_per_block(Workload{1, 1, 40, 8, DType::fp16, 0, 40000}) == 19);
   CHECK(reference_rows_per_block(Workload{1, 1, 40, 8, DType::fp16, 0, 70000}) == 16);
   const Workload w{1, 1, 40, 8, DType::fp16, 0, 70000};
   Simulation sim(load_device("h100"), w, Mapping{Algo::flash2, 16, 64}, {.seed = 2});
@@ -191,4 +192,8 @@ TEST_CASE("the reference hands over blocks of at most 8 MiB of scores, in order"
     next += b.rows;
   });
   CHECK(next == w.N);
+  // What it holds: 48 rows of 16384 scores, Q and output rows (128 each), and
+  // 1024 keys of K and V, all in double.
+  const Workload big{1, 1, 16384, 128, DType::fp16};
+  CHECK(reference_bytes(big) == 8.0 * (48 * (16384 + 2 * 128) + 2 * 1024 * 128));
 }

@@ -7,8 +7,8 @@ namespace fasim {
 Tile::Tile(OnChip* owner, Placement where, std::int64_t rows, std::int64_t cols, DType dtype,
            bool with_values, TileMatrix* scratch)
     : owner_(owner), where_(where), rows_(rows), cols_(cols), dtype_(dtype) {
-  if (with_values && where == Placement::registers) data = TileMatrix::Zero(rows, cols);
-  if (with_values && where == Placement::shared) scratch_ = scratch;
+  if (with_values) scratch_ = scratch;
+  if (with_values && where == Placement::registers && !scratch) data = TileMatrix::Zero(rows, cols);
   owner_->reserve(where_, bytes());
 }
 
@@ -75,6 +75,12 @@ TileMatrix& Tile::held(std::int64_t row0, std::int64_t n) {
   }
   forget(row0, n);
   return data;
+}
+
+TileMatrix& Tile::step_values() {
+  TileMatrix& x = *scratch_;
+  if (x.rows() != rows_ || x.cols() != cols_) x.resize(rows_, cols_);
+  return x;
 }
 
 const TileMatrix& Tile::values() const {

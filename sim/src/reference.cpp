@@ -16,7 +16,7 @@ using RowMatD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::Row
 // 256 to 4096 keys, 1024 was the fastest here: 2 cores, 1 MiB L2 each).
 constexpr std::int64_t kKeysAtOnce = 1024;
 constexpr std::int64_t kMaxRows = 128;             // query rows per block
-constexpr double kScoreBytes = 8.0 * 1024 * 1024;  // a block's scores at most, while 16 rows fit
+constexpr double kScoreBytes = 6.0 * 1024 * 1024;  // a block's scores at most, while 16 rows fit
 
 // Rows 0..n-1 of `t` as doubles into out (n, cols); row r starts at offset_of(r).
 template <typename OffsetOf>

@@ -65,6 +65,15 @@ class Block {
   Tile registers(std::int64_t rows, std::int64_t cols) {
     return Tile(&chip_, Placement::registers, rows, cols, DType::fp32, numerics_);
   }
+  /// @brief A register tile like registers(), counted the same, whose values
+  /// the program computes and uses up within one turn of the block (between
+  /// two co_yields). Its values (Tile::step_values) live in one matrix that
+  /// all blocks share, as only one block runs at a time: hundreds of resident
+  /// blocks then do not each keep one on the host.
+  Tile step_registers(std::int64_t rows, std::int64_t cols) {
+    TileMatrix* values = numerics_ ? &scratch_.step_registers() : nullptr;
+    return Tile(&chip_, Placement::registers, rows, cols, DType::fp32, numerics_, values);
+  }
 
   /// @brief Reads rows [row0, row0+rows) x cols [col0, col0+cols) of tensor t
   /// (head bh) into dst at (0, dst_col0). Counts rows*cols*elem bytes read.

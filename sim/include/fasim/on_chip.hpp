@@ -5,7 +5,9 @@
 // What a tile counts is what the GPU would hold (rows x cols x dtype); what it
 // holds on the host, with numerics, is as little as gives the same numbers:
 //  - register tiles (S/P, the O accumulator, m and l: fp32 on the GPU too)
-//    hold floats, from the start (zeros);
+//    hold floats, from the start (zeros). A register tile whose values live
+//    only within one of its block's turns (Block::step_registers: flash2's
+//    S/P) holds none of its own: it works in a matrix all blocks share;
 //  - shared-memory tiles hold floats only for rows loaded from tensors the run
 //    writes (S, P, Opart, Lpart). A row loaded from an input (Q, K, V), which
 //    no step writes once the run has started, equals its row in HBM, so it is
@@ -46,9 +48,12 @@ class TileScratch {
     while (slots_.size() <= n) slots_.emplace_back();
     return slots_[n];
   }
+  /// @brief The values of every block's step register tile (Block::step_registers).
+  TileMatrix& step_registers() { return step_registers_; }
 
  private:
   std::deque<TileMatrix> slots_;
+  TileMatrix step_registers_;
 };
 
 class OnChip;
@@ -60,8 +65,9 @@ class Tile {
  public:
   Tile() = default;
   /// @brief Reserves rows x cols of `dtype` in `owner`'s shared memory or registers
-  /// (`where`). With `with_values`, a register tile holds zeros, and a shared tile
-  /// reads rows that stay in HBM through `scratch` (see the top of this file).
+  /// (`where`). With `with_values`, a register tile holds zeros, or works in
+  /// `scratch` if given (step_values), and a shared tile reads rows that stay in
+  /// HBM through `scratch` (see the top of this file).
   Tile(OnChip* owner, Placement where, std::int64_t rows, std::int64_t cols, DType dtype,
        bool with_values, TileMatrix* scratch = nullptr);
   /// @brief Takes over `other`'s reservation; `other` becomes empty.
@@ -88,6 +94,10 @@ class Tile {
   /// a working copy, in the tile's scratch slot, valid until the next values()
   /// of a tile of the same slot (another block's).
   const TileMatrix& values() const;
+  /// @brief The values of a register tile made with a scratch matrix
+  /// (Block::step_registers): that matrix, rows() x cols(), holding whatever
+  /// the last block left there. Valid until the block's next co_yield.
+  TileMatrix& step_values();
 
   /// @brief Rows reserved.
   std::int64_t rows() const { return rows_; }

@@ -48,13 +48,13 @@ void reference_attention(const Hbm& hbm, const Workload& w, std::int64_t bh,
 std::vector<double> reference_attention(const Hbm& hbm, const Workload& w, std::int64_t bh);
 
 /// @brief Query rows per block of the reference: 128, fewer when keys are so
-/// many that 128 rows of scores would pass 8 MiB (at least 16). Each block
+/// many that 128 rows of scores would pass 6 MiB (at least 16). Each block
 /// reads all of K and V again: fewer rows would cost time.
 std::int64_t reference_rows_per_block(const Workload& w);
 
 /// @brief Bytes the reference holds at a time: one block of rows (its N_kv
 /// scores, Q and output rows, in double) and K and V chunks of at most 1024
-/// keys in double: 10.25 MiB at d = 128 from N_kv = 8192 to 65536.
+/// keys in double: 8.0 to 8.2 MiB at d = 128 for N_kv = 8192 to 32768.
 double reference_bytes(const Workload& w);
 
 }  // namespace fasim

@@ -46,9 +46,9 @@ Generator<Step> block_program(Block& blk, Mapping m) {
   Tile q = blk.shared(m.br, d, w.dtype);  // (Br, d)
   Tile k = blk.shared(m.bc, d, w.dtype);  // (Bc, d)
   Tile v = blk.shared(m.bc, d, w.dtype);  // (Bc, d)
-  Tile s = blk.registers(m.br, m.bc);     // (Br, Bc) scores S, then probabilities P
-  Tile o = blk.registers(m.br, d);        // (Br, d) unnormalised output
-  Tile ml = blk.registers(m.br, 2);       // (Br, 2) running max m | running sum l
+  Tile s = blk.step_registers(m.br, m.bc);  // (Br, Bc) scores S, then probabilities P
+  Tile o = blk.registers(m.br, d);          // (Br, d) unnormalised output
+  Tile ml = blk.registers(m.br, 2);         // (Br, 2) running max m | running sum l
   if (num) start_running_state(o, ml);
   const std::int64_t watched = blk.watched_local_row(r0, rows);
 
@@ -61,27 +61,29 @@ Generator<Step> block_program(Block& blk, Mapping m) {
     for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, k, TensorId::K, bkv, c0, cols, r);
     for (std::int64_t r = 0; r < cols;) co_yield load_kv(blk, v, TensorId::V, bkv, c0, cols, r);
 
+    // The three steps of key tile j: S, the online softmax, and P V. Their
+    // arithmetic is done here at once, before the first of them: S/P is a
+    // step register tile, whose values last only until the block's next
+    // co_yield. The steps report the same values as if each were computed
+    // at its own step; nothing else reads S, P or O between them.
     const bool partial = !fully_visible(w, r0, r0 + rows - 1, c0, cols);
     const auto query_of = [r0](std::int64_t r) { return r0 + r; };
     if (num) {
-      scaled_scores(s.data, q, k, rows, cols, scale);
+      TileMatrix& sp = s.step_values();
+      scaled_scores(sp, q, k, rows, cols, scale);
       // A tile on the diagonal or the window's edge: hide what each row must not see.
-      if (partial) mask_scores(w, s.data, rows, c0, cols, query_of);
+      if (partial) mask_scores(w, sp, rows, c0, cols, query_of);
+      // Online softmax: m' = max(m, rowmax S); P = exp(S - m'); alpha = exp(m - m');
+      // l' = alpha * l + rowsum P; O = alpha * O.
+      online_softmax_update(sp, o, ml, rows, cols);
+      round_probabilities(sp, rows, cols, w.dtype);
+      add_pv(w, o.data.topRows(rows), sp, v.values(), rows, c0, cols, partial, query_of);
     }
     co_yield blk.compute(StepKind::matmul, "S = scale * Q K^T", TensorId::S, rows, cols,
                          score_flops(rows, cols, d));
-
-    // Online softmax: m' = max(m, rowmax S); P = exp(S - m'); alpha = exp(m - m');
-    // l' = alpha * l + rowsum P; O = alpha * O.
-    if (num) online_softmax_update(s.data, o, ml, rows, cols);
     co_yield with_row(blk.compute(StepKind::softmax, "online softmax: m, P, l; O *= alpha", TensorId::P,
                                   rows, cols, online_softmax_flops(rows, cols, d)),
                       ml, watched, num);
-
-    if (num) {
-      round_probabilities(s.data, rows, cols, w.dtype);
-      add_pv(w, o.data.topRows(rows), s.data, v.values(), rows, c0, cols, partial, query_of);
-    }
     co_yield blk.compute(StepKind::matmul, "O += P V", TensorId::O, rows, d, pv_flops(rows, cols, d));
   }
 
