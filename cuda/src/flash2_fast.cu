@@ -43,7 +43,8 @@ constexpr int kRowsPerWarp = 32;          // two m16 tiles
 constexpr int kMt = kRowsPerWarp / 16;    // m16 tiles per warp
 constexpr float kLog2e = 1.4426950408889634f;
 
-// HBM -> shared with cp.async, as copy_tile_async (mma.cuh), but unrolled:
+// HBM -> shared with cp.async.cg (version 4's .ca made this kernel 8-9%
+// slower at d = 128: mma.cuh, cp_async16), as copy_tile_async, but unrolled:
 // each thread copies the same 16-byte column of every THREADS / chunks-th
 // row, so its addresses are one base plus constant steps and the copy costs
 // a cp.async per chunk, not an index division and a loop test as well.

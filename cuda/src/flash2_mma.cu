@@ -9,6 +9,10 @@
 //     type, are exactly the A operand of the P V product;
 //   - tiles are copied with cp.async (16 B per copy) and overlap the math:
 //     V_j streams in during S = Q K_j^T, K_{j+1} during the softmax and P V_j;
+//     the copies are .ca: with .cg, copies into the padded rows below read
+//     1.5x the L2 sectors they ask for (mma.cuh, cp_async16). With .ca the
+//     L2 reads equal the simulator's count; time went up 0.3-1.5% (H200,
+//     N = 4096 and 16384, d = 64 and 128, docs/results/h200-2026-11-21-l2-read-probe.md);
 //   - rows of shared memory are padded by 16 B so ldmatrix hits distinct banks;
 //   - O leaves through shared memory in 16-byte stores, whole sectors at a time;
 //   - the ragged last tile copies only its real rows; the rest of the tile is

@@ -10,9 +10,23 @@
 
 namespace fasim::cuda::kernels {
 
+// 16 bytes global -> shared, asynchronously. Two cache policies, and they
+// differ in the L2 sectors the SMs read when the rows in shared memory are
+// padded (version 4's, version 6's), measured on an H200 with copies of the
+// same contiguous tiles (docs/results/h200-2026-11-21-l2-read-probe.md):
+//   .cg (L2 only):  1.5 sectors read per 32 B copied into padded rows, 1.0 into
+//                   unpadded rows;
+//   .ca (L1 too):   1.0 into padded rows, but version 6 ran 8-9% slower with it
+//                   at d = 128 (its blocks then also hit in L1).
+// Version 4 copies with .ca so its L2 reads are the bytes it asks for, as the
+// simulator counts them; version 6 keeps .cg, the faster.
 __device__ inline void cp_async16(void* smem, const void* gmem) {
   const auto s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
+}
+__device__ inline void cp_async16_ca(void* smem, const void* gmem) {
+  const auto s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem));
 }
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N>
@@ -59,8 +73,9 @@ __device__ inline unsigned pack(float lo, float hi) {
   }
 }
 
-// HBM -> shared with cp.async: `rows` real rows of D elements (row stride D in
-// HBM, LD in shared memory); rows rows..R-1 are zeroed. Counted as one tile.
+// HBM -> shared with cp.async.ca (see cp_async16): `rows` real rows of D
+// elements (row stride D in HBM, LD in shared memory); rows rows..R-1 are
+// zeroed. Counted as one tile. Version 4's copy.
 template <class T, int R, int D, int LD, int THREADS>
 __device__ void copy_tile_async(T* dst, const T* src, int rows, unsigned long long* counters,
                                 int tensor) {
@@ -68,7 +83,7 @@ __device__ void copy_tile_async(T* dst, const T* src, int rows, unsigned long lo
   for (int idx = threadIdx.x; idx < R * kChunks; idx += THREADS) {
     const int r = idx / kChunks, ch = idx % kChunks;
     T* to = dst + r * LD + ch * 8;
-    if (r < rows) cp_async16(to, src + static_cast<std::size_t>(r) * D + ch * 8);
+    if (r < rows) cp_async16_ca(to, src + static_cast<std::size_t>(r) * D + ch * 8);
     else *reinterpret_cast<uint4*>(to) = make_uint4(0, 0, 0, 0);
   }
   tally(counters, tensor, kRead, rows, D, sizeof(T));
