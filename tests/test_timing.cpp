@@ -121,7 +121,7 @@ TEST_CASE("compute models: cuda-simt reads both operands of every multiply-add f
   simt.run();
   const auto sram = static_cast<int>(Bound::sram), tensor = static_cast<int>(Bound::matmul);
   const double matmul_flops = 4.0 * 64 * 64 * 64;  // S = Q K^T and O = P V, 2 FLOPs per multiply-add
-  // ... plus the warp latency: 12.8 cycles per warp multiply-add, shared by the block's 8 warps.
+  // ... plus the warp latency: simt_fma_cycles per warp multiply-add, shared by the block's 8 warps.
   const double warp_fmas = matmul_flops / 2 / kWarpSize;
   CHECK(simt.time().kernels[0].busy[sram] - ideal.time().kernels[0].busy[sram] ==
         Approx(matmul_flops * 4.0 / dev.sram_bandwidth_per_sm +
@@ -181,6 +181,37 @@ TEST_CASE("warp latency: cuda-simt holds the shared-memory port latency / W long
   Machine plain(dev, hbm, dev.fp32_flops, false, ComputeModel::cuda_simt, 0);
   plain.begin_kernel();
   CHECK(compute_step(plain, flops, 0) * dev.clock_hz == Approx(16000));
+}
+
+TEST_CASE("warp latency: cuda-simt loads a tile one element per thread at a time, each a hit or a miss",
+          "[timing]") {
+  // 128 x 128 fp32 by 8 warps (256 threads): 64 elements a thread, each
+  // waiting for the last. Cold L2: all misses, 64 x 400 ns; the same tile
+  // again: all hits, 64 x 200 ns. Bandwidth (64 KiB) takes nanoseconds.
+  const DeviceSpec dev = load_device("h200");
+  Hbm hbm;
+  hbm.add(TensorId::K, 1, 128, 128, DType::fp32, false);
+  const WarpLatency lat{.simt_load_hit_s = 200e-9, .simt_load_miss_s = 400e-9};
+  auto load = [](Machine& m, BlockClock& c) {
+    Step s;
+    s.kind = StepKind::load;
+    s.tensor = TensorId::K;
+    s.rows = s.cols = 128;
+    s.hbm_read_bytes = 128 * 128 * 4;
+    const double start = c.t;
+    m.run(s, c);
+    return s.end_s - start;
+  };
+  Machine simt(dev, hbm, dev.fp32_flops, false, ComputeModel::cuda_simt, 8, lat);
+  simt.begin_kernel();
+  BlockClock c;
+  CHECK(load(simt, c) == Approx(64 * 400e-9));
+  CHECK(load(simt, c) == Approx(64 * 200e-9));
+  // The tensor-core model copies with cp.async (all in flight): one latency.
+  Machine mma(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 8, lat);
+  mma.begin_kernel();
+  BlockClock c2;
+  CHECK(load(mma, c2) < 2 * dev.hbm_latency_s);
 }
 
 TEST_CASE("warp latency: cuda-mma runs mma.sync at 1 / (1 + 5 / W) of its peak, and each exp waits 16.9 cycles / W",

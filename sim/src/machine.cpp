@@ -1,6 +1,7 @@
 #include "fasim/machine.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace fasim {
 
@@ -78,10 +79,19 @@ double Machine::load(Step& s, BlockClock& c) {
   const double start = double_buffer_ ? std::max(c.load_gate, c.last_load) : c.t;
   const double dram = static_cast<double>(a.miss_bytes + a.writeback_bytes);
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
-  const double done = std::max({l2_server_.serve(start, static_cast<double>(sectors) / dev_.l2_bandwidth),
-                                hbm_server_.serve(start, dram / dev_.hbm_bandwidth),
-                                sm.sram.serve(start, static_cast<double>(s.hbm_read_bytes) / sram_bw_)}) +
-                      (a.miss_bytes > 0 ? dev_.hbm_latency_s : dev_.l2_latency_s);
+  double done = std::max({l2_server_.serve(start, static_cast<double>(sectors) / dev_.l2_bandwidth),
+                          hbm_server_.serve(start, dram / dev_.hbm_bandwidth),
+                          sm.sram.serve(start, static_cast<double>(s.hbm_read_bytes) / sram_bw_)}) +
+                (a.miss_bytes > 0 ? dev_.hbm_latency_s : dev_.l2_latency_s);
+  // cuda-simt: each thread loads its elements one after another, and waits
+  // for each (tiles.cuh), so the tile takes its elements per thread times the
+  // time of one load, a hit or a miss as the L2 says (timing.hpp).
+  if (compute_ == ComputeModel::cuda_simt && warps_per_block_ > 0 && sectors > 0) {
+    const double threads = static_cast<double>(warps_per_block_ * kWarpSize);
+    const double per_thread = std::ceil(static_cast<double>(s.rows * s.cols) / threads);
+    const double hit = static_cast<double>(a.hit_bytes) / static_cast<double>(sectors);
+    done = std::max(done, start + per_thread * (hit * latency_.simt_load_hit_s + (1 - hit) * latency_.simt_load_miss_s));
+  }
   s.start_s = start;
   c.last_load = start;
   c.loads_done = std::max(c.loads_done, done);

@@ -68,9 +68,10 @@ int warps_per_block(ComputeModel m, std::int64_t br);
 /// less what the pipes alone take, per unit of work.
 struct WarpLatency {
   /// cuda-simt: SM clock cycles per multiply-add of a warp (one per lane):
-  /// both operands come from shared memory and the FMA waits for them. Mean of
-  /// flash2 fp32 (N=2048, d=64: 14.3) and flash1 fp32 (N=1024, d=64: 11.3).
-  double simt_fma_cycles = 12.8;
+  /// both operands come from shared memory and the FMA waits for them. Fitted
+  /// with the load term below to the recorded sweep's times of flash2 fp32
+  /// (N=2048, d=64: 11.0) and flash1 fp32 (N=1024, d=64: 9.3), their mean.
+  double simt_fma_cycles = 10.2;
   /// cuda-mma: per mma.sync m16n8k16 (4096 FLOPs) of a warp, in units of one
   /// mma at the SM's peak matmul rate (the rate was measured at the clock the
   /// tensor-core kernel runs at). From flash2 fp16 N=4096 at d=64 and d=128.
@@ -79,6 +80,14 @@ struct WarpLatency {
   /// softmax element: mask, max, exp, sum, each waiting for the last). From
   /// the same two tensor-core profiles.
   double exp_cycles = 16.9;
+  /// cuda-simt: seconds per element a thread loads in the teaching kernels'
+  /// tile loop (cuda/src/tiles.cuh: one 4-byte ld.global.cg, then a store to
+  /// shared memory, element after element), when the element hits in L2 and
+  /// when it comes from DRAM. A block of 256 threads per SM, measured by a
+  /// probe on the H200 (docs/results/h200-2026-11-21-tile-load-probe.cu):
+  /// 220 and 428 ns, against 145 and 337 ns for one thread chasing pointers.
+  double simt_load_hit_s = 220e-9;
+  double simt_load_miss_s = 428e-9;  ///< see simt_load_hit_s
 };
 
 /// @brief The warp latencies fasim uses for the CUDA compute models.
