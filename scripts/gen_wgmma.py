@@ -24,7 +24,6 @@ HEADER = """\
 #include <cuda_fp16.h>
 
 #include <cstdint>
-#include <type_traits>
 
 namespace fasim::cuda::kernels::wgmma {
 

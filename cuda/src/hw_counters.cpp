@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "fasim/cuda/dlopen_first.hpp"
 #include "fasim/cuda/gpu_timer.hpp"
 #include "fasim/cuda/runner.hpp"
 
@@ -68,19 +69,13 @@ const Cupti& cupti() {
   static Cupti api;
   static std::once_flag once;
   std::call_once(once, [] {
-    void* lib = nullptr;
-    std::string tried, last;
-    for (const char* path : {"libcupti.so.13", "libcupti.so", FASIM_CUPTI_LIBRARY,
-                             "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
-                             "/usr/local/cuda/lib64/libcupti.so.13"}) {
-      if (*path == '\0') continue;
-      lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-      if (lib != nullptr) break;
-      tried += std::string(tried.empty() ? "" : ", ") + path;
-      if (const char* e = dlerror()) last = e;
-    }
+    const OpenedLibrary found = dlopen_first({"libcupti.so.13", "libcupti.so", FASIM_CUPTI_LIBRARY,
+                                              "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
+                                              "/usr/local/cuda/lib64/libcupti.so.13"},
+                                             RTLD_NOW | RTLD_GLOBAL);
+    void* lib = found.handle;
     if (lib == nullptr) {
-      api.error = "cannot load CUPTI (tried " + tried + "; last: " + last +
+      api.error = "cannot load CUPTI (tried " + found.tried + "; last: " + found.last_error +
                   "); put the CUDA toolkit's CUPTI folder (with libcupti.so.13, libnvperf_host.so and "
                   "libnvperf_target.so) on LD_LIBRARY_PATH";
       return;

@@ -29,6 +29,8 @@
 #include <dlfcn.h>
 
 #include <mutex>
+
+#include "fasim/cuda/dlopen_first.hpp"
 #endif
 
 #ifndef FASIM_CUBLAS_LIBRARY
@@ -80,17 +82,11 @@ const CublasApi& cublas() {
   static std::once_flag once;
   std::call_once(once, [] {
     const std::string soname = "libcublas.so." + std::to_string(CUBLAS_VER_MAJOR);
-    void* lib = nullptr;
-    std::string tried, last;
-    for (const std::string& path : {soname, std::string(FASIM_CUBLAS_LIBRARY), "/usr/local/cuda/lib64/" + soname}) {
-      if (path.empty()) continue;
-      lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (lib != nullptr) break;
-      tried += (tried.empty() ? "" : ", ") + path;
-      if (const char* e = dlerror()) last = e;
-    }
+    const OpenedLibrary found =
+        dlopen_first({soname, FASIM_CUBLAS_LIBRARY, "/usr/local/cuda/lib64/" + soname}, RTLD_NOW | RTLD_LOCAL);
+    void* lib = found.handle;
     if (lib == nullptr) {
-      api.error = "cannot load cuBLAS (tried " + tried + "; last: " + last +
+      api.error = "cannot load cuBLAS (tried " + found.tried + "; last: " + found.last_error +
                   "); put the CUDA Toolkit's lib64 folder (with " + soname + ") on LD_LIBRARY_PATH";
       return;
     }

@@ -17,7 +17,6 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
-#include <type_traits>
 
 namespace fasim::cuda::kernels::wgmma {
 

@@ -3,6 +3,9 @@
 // reasons a version cannot run a shape.
 #include <catch2/catch.hpp>
 
+#include <dlfcn.h>
+
+#include "fasim/cuda/dlopen_first.hpp"
 #include "fasim/cuda/runner.hpp"
 #include "fasim/device_spec.hpp"
 #include "fasim/simulation.hpp"
@@ -137,4 +140,16 @@ TEST_CASE("kernel 5's bytes are the closed form: each tensor once per step", "[c
   CHECK(at(TensorId::S) == Traffic{scores, scores});
   CHECK(at(TensorId::P) == Traffic{scores, scores});
   CHECK(at(TensorId::L) == Traffic{});
+}
+
+TEST_CASE("dlopen_first opens the first library it can and says what it tried", "[cuda][dlopen]") {
+  const fasim::cuda::OpenedLibrary none = fasim::cuda::dlopen_first({"", "libfasim-none-1.so", "libfasim-none-2.so"}, RTLD_NOW);
+  CHECK(none.handle == nullptr);
+  CHECK(none.tried == "libfasim-none-1.so, libfasim-none-2.so");
+  CHECK_THAT(none.last_error, Catch::Matchers::Contains("libfasim-none-2.so"));
+  const fasim::cuda::OpenedLibrary libm = fasim::cuda::dlopen_first({"libfasim-none-1.so", "libm.so.6"}, RTLD_NOW);
+  REQUIRE(libm.handle != nullptr);
+  CHECK(dlsym(libm.handle, "cos") != nullptr);
+  CHECK(libm.tried == "libfasim-none-1.so");
+  dlclose(libm.handle);
 }
