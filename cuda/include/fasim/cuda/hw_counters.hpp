@@ -57,7 +57,9 @@ struct HwCounters {
   /// Read at the SMs (l1tex__m_xbar2l1tex): what crossed the crossbar from L2.
   /// Not lts__t_sectors_srcunit_tex, which is counted at the L2 slices and on
   /// the H200 gave 2.9x fewer sectors than the SMs received when many SMs read
-  /// the same tiles (flash2 fp32), and 1.4x more for cp.async copies.
+  /// the same tiles (flash2 fp32). Both count 1.5 sectors per sector asked
+  /// for when cp.async.cg copies into padded shared rows
+  /// (docs/results/h200-2026-11-21-l2-read-probe.md).
   double l2_read_sectors = 0;
   /// sectors the SMs wrote to L2
   double l2_write_sectors = 0;
