@@ -94,7 +94,8 @@ TEST_CASE("recorded ncu: malformed files are one-line errors naming file and lin
 }
 
 TEST_CASE("recorded ncu: flags pick one part, with the parts named when they do not", "[ncu][lesson]") {
-  const std::string dir = std::getenv("FASIM_TMP") ? std::getenv("FASIM_TMP") : ".";
+  const std::string dir =
+      std::getenv("FASIM_TMP") ? std::getenv("FASIM_TMP") : std::filesystem::temp_directory_path().string();
   const std::string file = dir + "/two-parts-ncu.csv";
   std::filesystem::create_directories(dir);
   std::ofstream(file) << two_parts() << "# --algo naive --N 64\n";
