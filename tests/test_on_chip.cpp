@@ -129,6 +129,7 @@ TEST_CASE("step register tiles count their bytes but share one matrix for their 
   va(7, 5) = 3.5f;
   CHECK(&sb.step_values() == &va);  // the other block works in the same matrix
   CHECK(sb.step_values()(7, 5) == 3.5f);
+  CHECK(&sb.values() == &va);  // what a store of it would read
   Block counting = f.block(false);
   Tile sc = counting.step_registers(8, 6);
   CHECK(counting.chip().in_use(Placement::registers) == 8 * 6 * 4);

@@ -84,6 +84,7 @@ TileMatrix& Tile::step_values() {
 }
 
 const TileMatrix& Tile::values() const {
+  if (where_ == Placement::registers && scratch_ != nullptr) return *scratch_;  // a step register tile
   if (runs_.empty()) return data;
   TileMatrix& x = *scratch_;
   if (x.rows() != rows_ || x.cols() != cols_) x.resize(rows_, cols_);

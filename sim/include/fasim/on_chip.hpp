@@ -90,7 +90,8 @@ class Tile {
   /// @brief Rows [row0, row0 + n) are to be held in data, which it makes
   /// (zeros) if needed; rows that stayed in HBM are copied in first. Returns data.
   TileMatrix& held(std::int64_t row0, std::int64_t n);
-  /// @brief The values as float: data itself when no row stays in HBM; else
+  /// @brief The values as float: a step register tile's shared matrix
+  /// (step_values); data itself when no row stays in HBM; else
   /// a working copy, in the tile's scratch slot, valid until the next values()
   /// of a tile of the same slot (another block's).
   const TileMatrix& values() const;
