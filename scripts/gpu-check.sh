@@ -131,7 +131,7 @@ step_compare() {
   rm -f "$OUT/compare.csv"
   sweep() {  # one `fasim compare --sweep`, its rows appended to compare.csv
     local part="$OUT/part.csv"
-    "$FASIM" compare --sweep --no-numerics "${dev[@]}" --out "$part" "$@" >>"$OUT/compare.txt" 2>&1 || rc=1
+    "$FASIM" compare --sweep --no-numerics --counter-runs 5 "${dev[@]}" --out "$part" "$@" >>"$OUT/compare.txt" 2>&1 || rc=1
     [ -f "$part" ] || return
     if [ -f "$OUT/compare.csv" ]; then tail -n +2 "$part" >>"$OUT/compare.csv"; else cat "$part" >"$OUT/compare.csv"; fi
     rm -f "$part"

@@ -12,6 +12,7 @@
 
 #include "fasim/error.hpp"
 #include "fasim/fidelity.hpp"
+#include "fasim/recorded_fit.hpp"
 
 using namespace fasim;
 
@@ -138,4 +139,60 @@ TEST_CASE("fidelity: the ratchet catches new misses, grown errors, fixed misses 
   CHECK(back[1].point == "p2");
   CHECK(back[1].metric == Metric::dram_read_bytes);
   CHECK(back[1].error_pct == 20);
+}
+
+TEST_CASE("fidelity: a run measured several times keeps its least and most, and the fit counts the GPU's spread",
+          "[fidelity]") {
+  const std::string header = std::string(kHeader).substr(0, std::string(kHeader).size() - 1) +
+                             ",measured_min,measured_max\n";
+  const std::string row = "NVIDIA H200,580,2026-11-21,flash2,fp16,1,2,256,64,64,64,cold,";
+  // The rows are built around the simulator's own prediction of the point.
+  std::string probe = kHeader;
+  for (std::size_t m = 0; m < kMetricCount; ++m) probe += row + name(static_cast<Metric>(m)) + ",1,1\n";
+  const MetricValues p = repredict(read_recorded_csv(tmp_file("spread0.csv", probe)), load_device("h200"))[0].predicted;
+  const auto dw = static_cast<std::size_t>(Metric::dram_write_bytes);
+  const auto dr = static_cast<std::size_t>(Metric::dram_read_bytes);
+  const auto l2 = static_cast<std::size_t>(Metric::l2_read_bytes);
+  REQUIRE(p[dr] > 0);  // Q, K and V come from DRAM once
+  // DRAM writes: median = prediction + 5% + 1000 B, least = the prediction, most = twice the median
+  // (spread over 100% > 10%, prediction inside; DRAM writes may be predicted 0).
+  // DRAM reads: median = prediction x 2, range 1.9..2.1 x (spread 10%: not over the bar; prediction outside).
+  // L2 reads: no range (one run), all others exact.
+  std::string text = header;
+  for (std::size_t m = 0; m < kMetricCount; ++m) {
+    const double v = p[m];
+    std::string vals;
+    char buf[160];
+    if (m == dw) {
+      const double med = v * 1.05 + 1000;
+      std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g", v, med, v, 2 * med);
+    } else if (m == dr) {
+      std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g", v, 2 * v, 1.95 * v, 2.145 * v);
+    } else if (m == l2) {
+      std::snprintf(buf, sizeof buf, "%.17g,%.17g,,", v, v);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g", v, v, v, v);
+    }
+    text += row + name(static_cast<Metric>(m)) + "," + buf + "\n";
+  }
+  const std::vector<RecordedPoint> points = read_recorded_csv(tmp_file("spread.csv", text));
+  REQUIRE(points.size() == 1);
+  CHECK(points[0].measured_min[dw].has_value());
+  CHECK_FALSE(points[0].measured_min[l2].has_value());
+  CHECK(*points[0].measured_max[dr] == Approx(2.145 * p[dr]));
+  const std::vector<Reprediction> reps = repredict(points, load_device("h200"));
+  const MetricFit w = fit_of(reps, Metric::dram_write_bytes), r = fit_of(reps, Metric::dram_read_bytes),
+                  c = fit_of(reps, Metric::l2_read_bytes);
+  CHECK(w.repeated == 1);
+  CHECK(w.spread_over_bar == 1);  // over 100% of the median > 10%
+  CHECK(w.in_range == 1);
+  CHECK(r.repeated == 1);
+  CHECK(r.spread_over_bar == 0);  // 9.75% of the median
+  CHECK(r.in_range == 0);         // the prediction is half of the least
+  CHECK(c.repeated == 0);
+  CHECK(fit_of(reps, Metric::time_s).spread_over_bar == 0);  // min = max
+
+  // A spread header needs 17 fields on every row.
+  CHECK_THROWS_WITH(read_recorded_csv(tmp_file("spread-bad.csv", header + row + "time_s,1,1\n")),
+                    Catch::Contains(":2: expected 17 fields, found 15"));
 }

@@ -47,6 +47,7 @@ struct CompareArgs {
   std::int64_t row = 0;
   bool no_numerics = false, double_buffer = false, json = false, sweep = false, causal = false;
   int runs = 20;
+  int counter_runs = 1;
 };
 
 /// The metrics of a comparison, in fidelity's Metric order, with table labels
@@ -62,10 +63,11 @@ constexpr MetricDef kMetrics[] = {
     {Metric::time_s, "time (s)"}};
 
 struct Row {
-  const MetricDef* def;
+  const MetricDef* def = nullptr;
   double predicted = 0;
   std::optional<double> measured;  // unset: counters unavailable
   bool exact_required = false;     // HBM rows: must be equal
+  std::optional<double> min, max;  // over the counter ranges or the timed runs
   bool exact() const { return measured && *measured == predicted; }
   std::optional<double> error_pct() const {
     if (!measured || *measured == 0) return std::nullopt;
@@ -181,7 +183,7 @@ struct Comparison {
   bool hbm_exact() const { return rows[0].exact() && rows[1].exact(); }
 };
 
-Comparison compare_point(const RunFlags& f, int runs) {
+Comparison compare_point(const RunFlags& f, int runs, int counter_runs) {
   Comparison cmp;
   cmp.config = resolve_for_gpu(f, cmp.note);
   const RunConfig& c = cmp.config;
@@ -192,24 +194,42 @@ Comparison compare_point(const RunFlags& f, int runs) {
   sim.run();
   cuda::MeasureOptions options;
   options.timed_runs = runs;
+  options.counter_runs = counter_runs;
   options.check = c.options.numerics;
   cmp.measured = cuda::measure(c.device, c.workload, c.mapping, c.options.l2, c.options.seed, options);
   const cuda::Measurement& m = cmp.measured;
 
   const Traffic own = m.own_total();
   const MetricValues p = predicted_metrics(sim);
-  auto hw = [&](double (*get)(const cuda::HwCounters&)) -> std::optional<double> {
-    if (!m.hw) return std::nullopt;
-    return get(*m.hw);
+  auto row = [](const MetricDef* def, double predicted, std::optional<double> measured, bool exact_required) {
+    Row r;
+    r.def = def;
+    r.predicted = predicted;
+    r.measured = measured;
+    r.exact_required = exact_required;
+    return r;
   };
-  cmp.rows = {
-      {&kMetrics[0], p[0], static_cast<double>(own.read_bytes), true},
-      {&kMetrics[1], p[1], static_cast<double>(own.write_bytes), true},
-      {&kMetrics[2], p[2], hw([](const cuda::HwCounters& h) { return h.l2_read_bytes(); })},
-      {&kMetrics[3], p[3], hw([](const cuda::HwCounters& h) { return h.l2_write_bytes(); })},
-      {&kMetrics[4], p[4], hw([](const cuda::HwCounters& h) { return h.dram_read_bytes; })},
-      {&kMetrics[5], p[5], hw([](const cuda::HwCounters& h) { return h.dram_write_bytes; })},
-      {&kMetrics[6], p[6], m.time.median_s}};
+  // A counter row: the median range's value, and the least and most of all ranges.
+  auto hw = [&](const MetricDef* def, double predicted, double (*get)(const cuda::HwCounters&)) {
+    Row r = row(def, predicted, std::nullopt, false);
+    if (!m.hw) return r;
+    r.measured = get(*m.hw);
+    for (const cuda::HwCounters& h : m.hw_runs) {
+      r.min = std::min(r.min.value_or(get(h)), get(h));
+      r.max = std::max(r.max.value_or(get(h)), get(h));
+    }
+    return r;
+  };
+  Row time = row(&kMetrics[6], p[6], m.time.median_s, false);
+  time.min = m.time.min_s;
+  time.max = m.time.max_s;
+  cmp.rows = {row(&kMetrics[0], p[0], static_cast<double>(own.read_bytes), true),
+              row(&kMetrics[1], p[1], static_cast<double>(own.write_bytes), true),
+              hw(&kMetrics[2], p[2], [](const cuda::HwCounters& h) { return h.l2_read_bytes(); }),
+              hw(&kMetrics[3], p[3], [](const cuda::HwCounters& h) { return h.l2_write_bytes(); }),
+              hw(&kMetrics[4], p[4], [](const cuda::HwCounters& h) { return h.dram_read_bytes; }),
+              hw(&kMetrics[5], p[5], [](const cuda::HwCounters& h) { return h.dram_write_bytes; }),
+              time};
   cmp.predicted_seconds = sim.time().seconds;
   cmp.predicted_bound = std::string(name(sim.time().bound));
   return cmp;
@@ -265,6 +285,10 @@ void print_table(std::ostream& os, const Comparison& cmp) {
      << m.time.runs << " unprofiled runs\n  (min " << show(cmp.rows[6], m.time.min_s) << ", max "
      << show(cmp.rows[6], m.time.max_s) << ").\n";
   if (!m.hw) os << "  hardware counters unavailable: " << m.hw_unavailable << "\n";
+  if (m.hw_runs.size() > 1)
+    os << "  Counters: the median of " << m.hw_runs.size() << " ranges; DRAM read " << show(cmp.rows[4], *cmp.rows[4].min)
+       << " to " << show(cmp.rows[4], *cmp.rows[4].max) << " B, written " << show(cmp.rows[5], *cmp.rows[5].min) << " to "
+       << show(cmp.rows[5], *cmp.rows[5].max) << " B.\n";
   if (m.checked) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "  GPU output: max abs error %.2e, max rel error %.2e against an fp64 reference\n",
@@ -311,7 +335,7 @@ void write_csv_rows(std::ostream& os, const Comparison& cmp, const std::string& 
                              std::to_string(c.mapping.bc) + "," + std::string(cuda::l2_start_name(cmp.measured.l2));
   for (const Row& r : cmp.rows)
     os << prefix << "," << name(r.def->id) << "," << number(r.predicted) << "," << (r.measured ? number(*r.measured) : "")
-       << "\n";
+       << "," << (r.min ? number(*r.min) : "") << "," << (r.max ? number(*r.max) : "") << "\n";
 }
 
 std::string describe(const RunConfig& c) {
@@ -326,7 +350,8 @@ int run_sweep(const CompareArgs& a, CLI::App* sub, const std::vector<Point>& poi
   std::optional<AtomicFile> file;
   if (!a.out.empty()) file.emplace(a.out);  // an unwritable path fails now, before any GPU work
   std::ostream& os = file ? file->stream() : std::cout;
-  os << "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured\n";
+  os << "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured,measured_min,"
+        "measured_max\n";
   const std::string date = utc_date();
   int status = 0;
   std::size_t done = 0, skipped = 0;
@@ -334,7 +359,7 @@ int run_sweep(const CompareArgs& a, CLI::App* sub, const std::vector<Point>& poi
     ++done;
     const RunFlags f = flags_for(a, sub, p);
     try {
-      const Comparison cmp = compare_point(f, a.runs);
+      const Comparison cmp = compare_point(f, a.runs, a.counter_runs);
       write_csv_rows(os, cmp, date);
       const auto t = cmp.rows[6].error_pct();
       char line[64];
@@ -388,13 +413,19 @@ Action add_compare(CLI::App& app) {
   sub->add_option("--misses", a->misses, "With --recorded: write the points outside their bars to this CSV");
   sub->add_option("--runs", a->runs, "Timed runs per point; the time is their median (default 20, at least 20)")
       ->check(CLI::Range(20, 100000));
+  sub->add_option("--counter-runs", a->counter_runs,
+                  "Profiled ranges per point (L2 as --l2 before each); the counters are their median, and --sweep "
+                  "writes the least and most too (default 1)")
+      ->check(CLI::Range(1, 100));
   sub->footer(
       "Rows: HBM read/write bytes (the kernel's own counters; must equal the simulator exactly, else exit 1),\n"
       "L2 read/write bytes (CUPTI l1tex__m_xbar2l1tex_read / l1tex2xbar_write sectors x 32 B), DRAM read/write bytes (dram__bytes),\n"
       "time (median of unprofiled runs). error = (predicted - measured) / measured.\n"
-      "CSV columns (--sweep): device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured\n"
-      "with metric one of hbm_read_bytes, hbm_write_bytes, l2_read_bytes, l2_write_bytes, dram_read_bytes,\n"
-      "dram_write_bytes, time_s. Exit 0: HBM exact everywhere; 1: a difference, no counters, or a GPU failure.");
+      "CSV columns (--sweep): device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured,\n"
+      "measured_min,measured_max with metric one of hbm_read_bytes, hbm_write_bytes, l2_read_bytes, l2_write_bytes,\n"
+      "dram_read_bytes, dram_write_bytes, time_s; min and max over the counter ranges (counters) or timed runs (time).\n"
+      "Near the L2's size the GPU's DRAM bytes differ from run to run: give --counter-runs 5 to see by how much.\n"
+      "Exit 0: HBM exact everywhere; 1: a difference, no counters, or a GPU failure.");
 
   return [a, sub]() -> int {
     if (!a->recorded.empty()) {
@@ -423,7 +454,7 @@ Action add_compare(CLI::App& app) {
     require_gpu();
 #if FASIM_HAVE_CUDA
     if (a->sweep) return run_sweep(*a, sub, points);
-    const Comparison cmp = compare_point(flags_for(*a, sub, points.front()), a->runs);
+    const Comparison cmp = compare_point(flags_for(*a, sub, points.front()), a->runs, a->counter_runs);
     if (a->json)
       std::cout << comparison_json(cmp, utc_date()).dump(2) << "\n";
     else

@@ -63,18 +63,32 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
                     measured ? shown(*measured).c_str() : "n/a", err);
       }
     } else {
-      std::printf("  %-18s %6s %9s %10s %10s %8s\n", "metric", "points", "in bar", "mean |err|", "max |err|", "bar");
+      bool repeated = false;
+      for (std::size_t i = 0; i < kMetricCount; ++i) repeated |= fit_of(reps, static_cast<Metric>(i)).repeated > 0;
+      std::printf("  %-18s %6s %9s %10s %10s %8s%s\n", "metric", "points", "in bar", "mean |err|", "max |err|", "bar",
+                  repeated ? "  GPU spread > bar  in GPU range" : "");
       for (std::size_t i = 0; i < kMetricCount; ++i) {
         const auto m = static_cast<Metric>(i);
         const MetricFit f = fit_of(reps, m);
         char bar[16];
         std::snprintf(bar, sizeof bar, bar_pct(m) == 0 ? "exact" : "%.0f%%", bar_pct(m));
-        std::printf("  %-18s %6d %9d %9.1f%% %9.1f%% %8s\n", name(m), f.points, f.in_bar, f.mean_abs_error_pct,
+        std::printf("  %-18s %6d %9d %9.1f%% %9.1f%% %8s", name(m), f.points, f.in_bar, f.mean_abs_error_pct,
                     f.max_abs_error_pct, bar);
+        if (f.repeated > 0) {
+          char spread[32], range[32];
+          std::snprintf(spread, sizeof spread, "%d/%d", f.spread_over_bar, f.repeated);
+          std::snprintf(range, sizeof range, "%d/%d", f.in_range, f.repeated);
+          std::printf(" %18s %14s", spread, range);
+        }
+        std::printf("\n");
       }
     }
     std::cout << "\n  error = (predicted - measured) / measured; " << misses.size()
               << " (point, metric) pairs are outside their bars.\n";
+    if (reps.size() > 1 && std::any_of(reps.begin(), reps.end(), [](const Reprediction& r) {
+          return r.point->measured_max[static_cast<std::size_t>(Metric::dram_write_bytes)].has_value();
+        }))
+      std::cout << "  measured = the median of the GPU's runs; GPU spread = (max - min) / median over them.\n";
   }
   if (!misses_out.empty()) {
     write_misses(misses_out, misses);

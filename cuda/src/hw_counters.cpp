@@ -20,7 +20,9 @@
 #include <cupti_target.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -419,6 +421,25 @@ HwCounters profile_range(const std::function<void()>& launch, const ProfileOptio
   out.global_load_bytes = values[6];
   out.global_store_bytes = values[7];
   out.range_seconds = values[8] * 1e-9;  // gpu__time_duration is in ns
+  return out;
+}
+
+HwCounters median_of(const std::vector<HwCounters>& runs) {
+  if (runs.empty()) throw std::invalid_argument("median_of: no runs");
+  HwCounters out = runs.front();
+  auto median = [&runs](double HwCounters::*field) {
+    std::vector<double> v;
+    v.reserve(runs.size());
+    for (const HwCounters& h : runs) v.push_back(h.*field);
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+  };
+  for (double HwCounters::*f :
+       {&HwCounters::dram_read_bytes, &HwCounters::dram_write_bytes, &HwCounters::l2_read_sectors,
+        &HwCounters::l2_write_sectors, &HwCounters::l2_read_hit_sectors, &HwCounters::l2_read_miss_sectors,
+        &HwCounters::global_load_bytes, &HwCounters::global_store_bytes, &HwCounters::range_seconds})
+    out.*f = median(f);
   return out;
 }
 

@@ -144,10 +144,13 @@ Measurement measure(const DeviceSpec& dev, const Workload& w, const Mapping& m, 
   out.time = time_launches([&] { run.launch(false); },
                            {.warmup = options.warmup, .runs = options.timed_runs, .cold_l2 = l2 == L2Start::cold});
 
-  // 3. Hardware counters over one range (separate launches again).
+  // 3. Hardware counters, one range per run (separate launches again).
   if (options.counters) {
     try {
-      out.hw = profile_range([&] { run.launch(false); }, {.l2 = l2, .range_name = std::string(name(out.version))});
+      for (int i = 0; i < std::max(options.counter_runs, 1); ++i)
+        out.hw_runs.push_back(
+            profile_range([&] { run.launch(false); }, {.l2 = l2, .range_name = std::string(name(out.version))}));
+      out.hw = median_of(out.hw_runs);
     } catch (const CudaError& e) {
       out.hw_unavailable = e.what();
       cudaGetLastError();  // a CUPTI failure must not poison the next CUDA call
@@ -199,7 +202,14 @@ nlohmann::json to_json(const Measurement& m) {
           {"read_miss_sectors", h.l2_read_miss_sectors},
           {"hit_rate", h.l2_hit_rate()}}},
         {"global", {{"load_bytes", h.global_load_bytes}, {"store_bytes", h.global_store_bytes}}},
-        {"range_seconds", h.range_seconds}};
+        {"range_seconds", h.range_seconds},
+        {"runs", m.hw_runs.size()}};
+    if (m.hw_runs.size() > 1) {
+      json dram = json::array();
+      for (const HwCounters& r : m.hw_runs)
+        dram.push_back({{"read_bytes", r.dram_read_bytes}, {"write_bytes", r.dram_write_bytes}});
+      j["counters"]["dram_runs"] = dram;
+    }
   } else {
     j["counters"] = {{"available", false}, {"reason", m.hw_unavailable.empty() ? "not asked for" : m.hw_unavailable}};
   }

@@ -19,6 +19,7 @@ constexpr const char* kMetricNames[kMetricCount] = {"hbm_read_bytes",  "hbm_writ
                                                     "l2_write_bytes",  "dram_read_bytes", "dram_write_bytes",
                                                     "time_s"};
 constexpr const char* kHeader = "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured";
+constexpr const char* kSpreadColumns = ",measured_min,measured_max";  // optional: runs with --counter-runs
 
 std::vector<std::string> split(const std::string& line) {
   std::vector<std::string> out;
@@ -82,16 +83,21 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
   if (!in) throw UserError("cannot read recorded run '" + path + "'; check the path");
   std::string line;
   std::getline(in, line);
-  if (trim(line) != kHeader)
-    throw UserError(path + ":1: not a recorded run: the header must be " + std::string(kHeader) +
+  const bool spread = trim(line) == std::string(kHeader) + kSpreadColumns;
+  if (trim(line) != kHeader && !spread)
+    throw UserError(path + ":1: not a recorded run: the header must be " + std::string(kHeader) + " (then " +
+                    std::string(kSpreadColumns + 1) + " if the run has them)" +
                     "; give the CSV that `fasim compare --sweep --out FILE.csv` writes");
+  const std::size_t fields = spread ? 17 : 15;
   std::vector<RecordedPoint> points;
   std::map<std::string, std::size_t> index;  // point key -> position
   for (int lineno = 2; std::getline(in, line); ++lineno) {
     if (trim(line).empty()) continue;
     const std::vector<std::string> f = split(line);
     const std::string where = path + ":" + std::to_string(lineno) + ": ";
-    if (f.size() != 15) throw UserError(where + "expected 15 fields, found " + std::to_string(f.size()) + "; fix the row");
+    if (f.size() != fields)
+      throw UserError(where + "expected " + std::to_string(fields) + " fields, found " + std::to_string(f.size()) +
+                      "; fix the row");
     auto integer = [&](const std::string& s, const char* what) {
       try {
         std::size_t used = 0;
@@ -142,6 +148,10 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
       throw UserError(where + "metric " + f[12] + " appears twice for this point; keep one of the two rows");
     p.predicted[m] = number(f[13], "predicted");
     p.measured[m] = number(f[14], "measured");
+    if (spread) {
+      p.measured_min[m] = number(f[15], "measured_min");
+      p.measured_max[m] = number(f[16], "measured_max");
+    }
   }
   if (points.empty()) throw UserError(path + ": no rows; record a run with `fasim compare --sweep`");
   return points;

@@ -120,6 +120,12 @@ MetricFit fit_of(const std::vector<Reprediction>& reps, Metric m) {
     const double e = error_pct(r.predicted[i], *measured);
     if (bar_pct(m) == 0 ? r.predicted[i] == *measured : std::abs(e) <= bar_pct(m)) ++f.in_bar;
     if (std::isfinite(e)) f.max_abs_error_pct = std::max(f.max_abs_error_pct, std::abs(e));
+    const auto lo = r.point->measured_min[i], hi = r.point->measured_max[i];
+    if (!lo || !hi) continue;
+    ++f.repeated;
+    if (bar_pct(m) > 0 && !(std::abs(error_pct(*hi, *measured) - error_pct(*lo, *measured)) <= bar_pct(m)))
+      ++f.spread_over_bar;
+    if (*lo <= r.predicted[i] && r.predicted[i] <= *hi) ++f.in_range;
   }
   f.mean_abs_error_pct = mean_abs_error_pct(reps, m);
   return f;
@@ -165,7 +171,10 @@ nlohmann::json recorded_fit_json(const std::vector<Reprediction>& reps, const De
                     {"in_bar", f.in_bar},
                     {"mean_abs_error_pct", f.mean_abs_error_pct},
                     {"max_abs_error_pct", f.max_abs_error_pct},
-                    {"bar_pct", bar_pct(m)}};
+                    {"bar_pct", bar_pct(m)},
+                    {"repeated", f.repeated},
+                    {"spread_over_bar", f.spread_over_bar},
+                    {"in_range", f.in_range}};
   }
   j["fit"] = fit;
   if (reps.size() == 1) {

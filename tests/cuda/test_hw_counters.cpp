@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,27 @@ struct DeviceBuffer {
 };
 
 }  // namespace
+
+TEST_CASE("median_of takes each counter's middle run; no GPU needed", "[cuda][counters]") {
+  std::vector<cuda::HwCounters> runs(3);
+  const double dram_write[] = {1.6e6, 1.2e6, 2.0e6}, dram_read[] = {9, 7, 8}, l2_read[] = {30, 10, 20};
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    runs[i].dram_write_bytes = dram_write[i];
+    runs[i].dram_read_bytes = dram_read[i];
+    runs[i].l2_read_sectors = l2_read[i];
+    runs[i].passes = 2 + i;
+    runs[i].chip = "GH100";
+  }
+  const cuda::HwCounters m = cuda::median_of(runs);
+  CHECK(m.dram_write_bytes == 1.6e6);  // each field on its own: not the run with the middle writes
+  CHECK(m.dram_read_bytes == 8);
+  CHECK(m.l2_read_sectors == 20);
+  CHECK(m.passes == 2);  // from the first run
+  runs.pop_back();       // an even count: the lower of the middle two
+  CHECK(cuda::median_of(runs).dram_write_bytes == 1.2e6);
+  CHECK(cuda::median_of({runs[0]}).dram_write_bytes == 1.6e6);
+  CHECK_THROWS_AS(cuda::median_of({}), std::invalid_argument);
+}
 
 TEST_CASE("the host API accepts the Hopper metrics and counts their passes without a GPU", "[cuda][cupti]") {
   FASIM_REQUIRE_CUPTI();

@@ -68,11 +68,16 @@ struct RecordedPoint {
   Mapping mapping;                   ///< algorithm and tiles
   L2Start l2 = L2Start::cold;        ///< L2 at the start of each measured range
   std::array<std::optional<double>, kMetricCount> predicted{};  ///< as recorded
-  std::array<std::optional<double>, kMetricCount> measured{};   ///< on the GPU
+  std::array<std::optional<double>, kMetricCount> measured{};   ///< on the GPU (counters: the median range)
+  /// least over the counter ranges or timed runs (unset: one range, or an older CSV)
+  std::array<std::optional<double>, kMetricCount> measured_min{};
+  /// most over the counter ranges or timed runs (unset as measured_min)
+  std::array<std::optional<double>, kMetricCount> measured_max{};
 };
 
 /// @brief Reads a long-form recorded CSV (header device,driver,date,algo,
-/// dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured). Rows of
+/// dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured, and
+/// optionally measured_min,measured_max after it). Rows of
 /// one point may come in any order. Throws UserError naming the file, the
 /// line and the problem.
 std::vector<RecordedPoint> read_recorded_csv(const std::string& path);

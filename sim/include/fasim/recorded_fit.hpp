@@ -19,6 +19,11 @@
 //   fit.METRIC.mean_abs_error_pct         mean |error| in percent
 //   fit.METRIC.max_abs_error_pct          largest |error| in percent
 //   fit.METRIC.bar_pct                    the bar (0: must be exact)
+//   fit.METRIC.repeated                   points measured several times (runs
+//                                         with --counter-runs: min and max kept)
+//   fit.METRIC.spread_over_bar            of those, where the GPU's own spread
+//                                         (max - min) / median exceeds the bar
+//   fit.METRIC.in_range                   of those, predicted within [min, max]
 //   point, bound                          with exactly one point: what it is,
 //   predicted.METRIC, measured.METRIC,    what bounds the predicted time, and
 //   error_pct.METRIC                      the three numbers of each metric
@@ -80,6 +85,9 @@ struct MetricFit {
   int in_bar = 0;                 ///< of those, within bar_pct (bar 0: exactly equal)
   double mean_abs_error_pct = 0;  ///< mean |error| over finite errors, percent
   double max_abs_error_pct = 0;   ///< largest finite |error|, percent
+  int repeated = 0;               ///< points measured more than once (with measured_min and _max)
+  int spread_over_bar = 0;        ///< of those, where the GPU's own (max - min) / median exceeds the bar
+  int in_range = 0;               ///< of those, where the prediction lies within [min, max]
 };
 
 /// @brief The fit of metric `m` over `reps`.

@@ -86,6 +86,13 @@ struct HwCounters {
   }
 };
 
+/// @brief The median of each counter over several ranges of the same work
+/// (the lower middle value for an even count); chip, passes and l2_start from
+/// the first. Near the L2's size the GPU writes back and reads again a
+/// different amount each run, so one range is one sample. Needs no GPU.
+/// Throws std::invalid_argument on an empty list.
+HwCounters median_of(const std::vector<HwCounters>& runs);
+
 /// @brief "cold" or "warm".
 std::string_view l2_start_name(L2Start s);
 

@@ -46,6 +46,7 @@ struct MeasureOptions {
   int warmup = 3;                        ///< untimed launches before the timed ones
   int timed_runs = 20;                   ///< timed launches (the median needs at least 20)
   bool counters = true;                  ///< read the CUPTI counters
+  int counter_runs = 1;                  ///< profiled ranges; hw is their median (median_of)
   bool check = true;                     ///< compare O with the fp64 reference
 };
 
@@ -62,7 +63,8 @@ struct Measurement {
   ByteCounts own{};                     ///< the kernels' own counters, per tensor (version 5: closed form)
   bool own_counted = true;              ///< false: `own` is the closed form, not counted (version 5)
   bool causal = false;                  ///< the workload was causal (matmul_flops halved)
-  std::optional<HwCounters> hw;         ///< CUPTI counters; unset if unavailable
+  std::optional<HwCounters> hw;         ///< CUPTI counters (the median of hw_runs); unset if unavailable
+  std::vector<HwCounters> hw_runs;      ///< every profiled range, in order
   std::string hw_unavailable;           ///< why hw is unset (one line), else empty
   TimeStats time;                       ///< unprofiled, uncounted launches
   double matmul_flops = 0;              ///< 4 * batch * heads * N^2 * d, halved when causal (FlashAttention-2's count)
@@ -91,7 +93,8 @@ Measurement measure(const DeviceSpec& dev, const Workload& w, const Mapping& m, 
 /// counted, source},
 /// counters {available, reason | chip, passes, dram {read_bytes, write_bytes},
 /// l2 {read_bytes, write_bytes, read_hit_sectors, read_miss_sectors, hit_rate},
-/// global {load_bytes, store_bytes}, range_seconds}, time {median_s, min_s,
+/// global {load_bytes, store_bytes}, range_seconds, runs, dram_runs [{read_bytes,
+/// write_bytes}] (with more than one run)}, time {median_s, min_s,
 /// max_s, runs, warmup, samples_s}, matmul_flops, causal, tflops, numerics {max_abs_error,
 /// max_rel_error} (when checked).
 nlohmann::json to_json(const Measurement& m);
