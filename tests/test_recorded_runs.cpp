@@ -192,6 +192,23 @@ TEST_CASE("fidelity: a run measured several times keeps its least and most, and 
   CHECK(c.repeated == 0);
   CHECK(fit_of(reps, Metric::time_s).spread_over_bar == 0);  // min = max
 
+  // The header is the one `fasim compare --sweep` writes.
+  CHECK(header == recorded_csv_header() + "\n");
+
+  // Around a median of 0 any spread is over the bar: writes of 0 in most ranges, 256 KiB in one.
+  std::string zero = header;
+  for (std::size_t m = 0; m < kMetricCount; ++m) {
+    char buf[160];
+    if (m == dw)
+      std::snprintf(buf, sizeof buf, "%.17g,0,0,262144", p[m]);
+    else
+      std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g", p[m], p[m], p[m], p[m]);
+    zero += row + name(static_cast<Metric>(m)) + "," + buf + "\n";
+  }
+  const auto z = repredict(read_recorded_csv(tmp_file("spread-zero.csv", zero)), load_device("h200"));
+  CHECK(fit_of(z, Metric::dram_write_bytes).spread_over_bar == 1);
+  CHECK(fit_of(z, Metric::dram_read_bytes).spread_over_bar == 0);
+
   // A spread header needs 17 fields on every row.
   CHECK_THROWS_WITH(read_recorded_csv(tmp_file("spread-bad.csv", header + row + "time_s,1,1\n")),
                     Catch::Contains(":2: expected 17 fields, found 15"));

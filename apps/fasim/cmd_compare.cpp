@@ -350,8 +350,7 @@ int run_sweep(const CompareArgs& a, CLI::App* sub, const std::vector<Point>& poi
   std::optional<AtomicFile> file;
   if (!a.out.empty()) file.emplace(a.out);  // an unwritable path fails now, before any GPU work
   std::ostream& os = file ? file->stream() : std::cout;
-  os << "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured,measured_min,"
-        "measured_max\n";
+  os << recorded_csv_header() << "\n";
   const std::string date = utc_date();
   int status = 0;
   std::size_t done = 0, skipped = 0;

@@ -7,6 +7,7 @@
 // (tests/test_recorded_runs.cpp).
 #include "compare_recorded.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -62,14 +63,19 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
         std::printf("  %-28s %18s %18s %10s\n", metric_label(m), shown(p).c_str(),
                     measured ? shown(*measured).c_str() : "n/a", err);
       }
-    } else {
-      bool repeated = false;
-      for (std::size_t i = 0; i < kMetricCount; ++i) repeated |= fit_of(reps, static_cast<Metric>(i)).repeated > 0;
+    }
+    bool repeated = false;  // some points were measured more than once
+    if (reps.size() > 1) {
+      std::array<MetricFit, kMetricCount> fits;
+      for (std::size_t i = 0; i < kMetricCount; ++i) {
+        fits[i] = fit_of(reps, static_cast<Metric>(i));
+        repeated |= fits[i].repeated > 0;
+      }
       std::printf("  %-18s %6s %9s %10s %10s %8s%s\n", "metric", "points", "in bar", "mean |err|", "max |err|", "bar",
                   repeated ? "  GPU spread > bar  in GPU range" : "");
       for (std::size_t i = 0; i < kMetricCount; ++i) {
         const auto m = static_cast<Metric>(i);
-        const MetricFit f = fit_of(reps, m);
+        const MetricFit& f = fits[i];
         char bar[16];
         std::snprintf(bar, sizeof bar, bar_pct(m) == 0 ? "exact" : "%.0f%%", bar_pct(m));
         std::printf("  %-18s %6d %9d %9.1f%% %9.1f%% %8s", name(m), f.points, f.in_bar, f.mean_abs_error_pct,
@@ -85,9 +91,7 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
     }
     std::cout << "\n  error = (predicted - measured) / measured; " << misses.size()
               << " (point, metric) pairs are outside their bars.\n";
-    if (reps.size() > 1 && std::any_of(reps.begin(), reps.end(), [](const Reprediction& r) {
-          return r.point->measured_max[static_cast<std::size_t>(Metric::dram_write_bytes)].has_value();
-        }))
+    if (repeated)
       std::cout << "  measured = the median of the GPU's runs; GPU spread = (max - min) / median over them.\n";
   }
   if (!misses_out.empty()) {

@@ -22,8 +22,8 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <stdexcept>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

@@ -153,6 +153,7 @@ Measurement measure(const DeviceSpec& dev, const Workload& w, const Mapping& m, 
       out.hw = median_of(out.hw_runs);
     } catch (const CudaError& e) {
       out.hw_unavailable = e.what();
+      out.hw_runs.clear();  // no counters unless every range was read
       cudaGetLastError();  // a CUPTI failure must not poison the next CUDA call
     }
   }

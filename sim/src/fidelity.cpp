@@ -78,12 +78,14 @@ std::string describe(const RecordedPoint& p) {
          (p.l2 == L2Start::warm ? "warm" : "cold");
 }
 
+std::string recorded_csv_header() { return std::string(kHeader) + kSpreadColumns; }
+
 std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw UserError("cannot read recorded run '" + path + "'; check the path");
   std::string line;
   std::getline(in, line);
-  const bool spread = trim(line) == std::string(kHeader) + kSpreadColumns;
+  const bool spread = trim(line) == recorded_csv_header();
   if (trim(line) != kHeader && !spread)
     throw UserError(path + ":1: not a recorded run: the header must be " + std::string(kHeader) + " (then " +
                     std::string(kSpreadColumns + 1) + " if the run has them)" +

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 #include "fasim/error.hpp"
 #include "fasim/report.hpp"
@@ -123,8 +124,10 @@ MetricFit fit_of(const std::vector<Reprediction>& reps, Metric m) {
     const auto lo = r.point->measured_min[i], hi = r.point->measured_max[i];
     if (!lo || !hi) continue;
     ++f.repeated;
-    if (bar_pct(m) > 0 && !(std::abs(error_pct(*hi, *measured) - error_pct(*lo, *measured)) <= bar_pct(m)))
-      ++f.spread_over_bar;
+    // (most - least) / median in percent; a spread around a median of 0 is unbounded
+    const double spread = *measured > 0 ? (*hi - *lo) / *measured * 100
+                                        : (*hi > *lo ? std::numeric_limits<double>::infinity() : 0.0);
+    if (bar_pct(m) > 0 && spread > bar_pct(m)) ++f.spread_over_bar;
     if (*lo <= r.predicted[i] && r.predicted[i] <= *hi) ++f.in_range;
   }
   f.mean_abs_error_pct = mean_abs_error_pct(reps, m);

@@ -82,6 +82,10 @@ struct RecordedPoint {
 /// line and the problem.
 std::vector<RecordedPoint> read_recorded_csv(const std::string& path);
 
+/// @brief The header `fasim compare --sweep` writes: the 15 columns above,
+/// then measured_min,measured_max.
+std::string recorded_csv_header();
+
 /// @brief A recorded point predicted again with the current simulator.
 struct Reprediction {
   const RecordedPoint* point = nullptr;  ///< what was recorded
