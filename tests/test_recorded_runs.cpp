@@ -205,7 +205,8 @@ TEST_CASE("fidelity: a run measured several times keeps its least and most, and 
       std::snprintf(buf, sizeof buf, "%.17g,%.17g,%.17g,%.17g", p[m], p[m], p[m], p[m]);
     zero += row + name(static_cast<Metric>(m)) + "," + buf + "\n";
   }
-  const auto z = repredict(read_recorded_csv(tmp_file("spread-zero.csv", zero)), load_device("h200"));
+  const std::vector<RecordedPoint> zero_points = read_recorded_csv(tmp_file("spread-zero.csv", zero));
+  const auto z = repredict(zero_points, load_device("h200"));  // points to zero_points
   CHECK(fit_of(z, Metric::dram_write_bytes).spread_over_bar == 1);
   CHECK(fit_of(z, Metric::dram_read_bytes).spread_over_bar == 0);
 
