@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every figure in docs/figures/ with fasim: fresh sweeps for the
 # simulator's figures (counting only, seconds on a laptop), and the recorded
-# GPU comparisons in docs/results/*.csv, whatever is there, for
+# GPU comparisons in docs/results/*.csv, whatever is there, predicted again, for
 # predicted-vs-measured, the newest scripts/gpu-bench.sh CSV for gpu-bench; and a screenshot of the trace viewer (headless
 # Chromium, when installed). The README and the docs embed these files.
 # Usage: scripts/figures.sh [path/to/fasim]
@@ -18,10 +18,18 @@ mkdir -p "$out"
 "$fasim" plot "$tmp/n.csv" --figure roofline --out "$out/roofline.svg"
 "$fasim" sweep --algo flash1 --N 4096 --heads 16 --bc 16:256:x2 --br 64 --out "$tmp/b.csv"
 "$fasim" plot "$tmp/b.csv" --figure block-size --out "$out/block-size.svg"
-# The comparisons `fasim compare --sweep` recorded (long form: a metric column).
+# The comparisons `fasim compare --sweep` recorded (long form: a metric column),
+# each predicted again with today's simulator (`compare --recorded --out`): the
+# profile beside NAME-sweep.csv, else the newest measured profile.
 results=()
+newest_profile=$(ls docs/results/*-measured.toml 2>/dev/null | sort | tail -1)
 for f in docs/results/*.csv; do
-  [ -f "$f" ] && head -1 "$f" | grep -q ',metric,predicted,measured' && results+=("$f")
+  [ -f "$f" ] && head -1 "$f" | grep -q ',metric,predicted,measured' || continue
+  profile=${f%-sweep.csv}-measured.toml
+  [ -f "$profile" ] || profile=$newest_profile
+  again="$tmp/$(basename "$f")"
+  "$fasim" compare --recorded "$f" --device "$profile" --out "$again" >/dev/null
+  results+=("$again")
 done
 if [ ${#results[@]} -gt 0 ]; then
   "$fasim" plot "${results[@]}" --figure predicted-vs-measured --out "$out/predicted-vs-measured.svg"

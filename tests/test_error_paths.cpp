@@ -152,7 +152,7 @@ TEST_CASE("every command-line error path: exit 2, one line, the problem and the 
       {"compare: --json with --sweep", {"compare", "--json", "--sweep"}, "--json and --sweep do not go together",
        "--sweep writes CSV"},
       {"compare: --recorded with --sweep", {"compare", "--recorded", dir.file("r-sweep.csv"), "--sweep"},
-       "--recorded predicts a recorded run again", "leave out --sweep and --out"},
+       "--recorded predicts a recorded run again", "leave out --sweep"},
       {"compare: no counter ranges", {"compare", "--counter-runs", "0"}, "--counter-runs: Value 0 not in range 1 to 100",
        "fasim compare --help"},
       {"compare: --out without --sweep", {"compare", "--out", dir.file("c.csv")}, "--out goes with --sweep",

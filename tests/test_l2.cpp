@@ -2,6 +2,8 @@
 // sets far below and far above the L2 size.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "fasim/l2_cache.hpp"
 #include "fasim/l2_partitions.hpp"
 #include "fasim/machine.hpp"
@@ -10,7 +12,7 @@
 using namespace fasim;
 
 TEST_CASE("L2Cache: LRU order, write-back of dirty tiles on eviction", "[l2]") {
-  L2Cache l2(300);
+  L2Cache l2(300, kL2DirtyShare, 0.0);  // no clean share: dirty tiles leave only when evicted
   const TileKey a{TensorId::K, 0, 0, 0, 1, 1}, b{TensorId::K, 0, 1, 0, 1, 1}, c{TensorId::O, 0, 0, 0, 1, 1};
   CHECK(l2.read(a, 100).miss_bytes == 100);
   CHECK(l2.read(a, 100).hit_bytes == 100);
@@ -97,7 +99,7 @@ TEST_CASE("PartitionedL2: one partition is exactly the L2Cache model", "[l2]") {
 }
 
 TEST_CASE("L2Cache: past its dirty share, the oldest written tiles go back to DRAM and stay, clean", "[l2]") {
-  L2Cache l2(1000, 0.5);  // keeps at most 500 B dirty
+  L2Cache l2(1000, 0.5, 0.0);  // keeps at most 500 B dirty
   CHECK(l2.dirty_limit_bytes() == 500);
   const TileKey a{TensorId::O, 0, 0, 0, 1, 1}, b{TensorId::O, 0, 1, 0, 1, 1}, c{TensorId::O, 0, 2, 0, 1, 1},
       d{TensorId::O, 0, 3, 0, 1, 1};
@@ -122,6 +124,62 @@ TEST_CASE("L2Cache: the dirty share is 0.47 by default, as measured on an H200",
   CHECK(kL2DirtyShare == Approx(0.47));
 }
 
+TEST_CASE("L2Cache: a dirty tile that ages into the clean share goes back to DRAM once and stays", "[l2]") {
+  // 1000 B, clean share 0.2: the 800 B most recently used stay dirty if written.
+  L2Cache l2(1000, 1.0, 0.2);
+  CHECK(l2.recent_limit_bytes() == 800);
+  const TileKey o{TensorId::O, 0, 0, 0, 1, 1};
+  auto k = [](std::int64_t i) { return TileKey{TensorId::K, 0, i, 0, 1, 1}; };
+  CHECK(l2.write(o, 200).writeback_bytes == 0);
+  // Reads of other tiles push o back in LRU order. With 600 B after it, o is
+  // still among the 800 B most recently used: dirty, nothing to DRAM.
+  for (int i = 0; i < 3; ++i) CHECK(l2.read(k(i), 200).writeback_bytes == 0);
+  CHECK(l2.dirty_bytes() == 200);
+  // 800 B after it: o ages out of the recent 800 B and is written back, though
+  // the cache is not full (1000 B in use now) and nothing is evicted.
+  const L2Access aged = l2.read(k(3), 200);
+  CHECK(aged.miss_bytes == 200);
+  CHECK(aged.writeback_bytes == 200);
+  CHECK(l2.dirty_bytes() == 0);
+  CHECK(l2.used_bytes() == 1000);
+  // o is still there, clean: reading it is a hit, and evicting it later costs no DRAM write.
+  const L2Access back = l2.read(o, 200);
+  CHECK(back.hit_bytes == 200);
+  CHECK(back.writeback_bytes == 0);
+  for (int i = 4; i < 9; ++i) CHECK(l2.read(k(i), 200).writeback_bytes == 0);  // o evicted on the way
+  CHECK(l2.read(o, 200).miss_bytes == 200);
+}
+
+TEST_CASE("L2Cache: with a clean share, dirty bytes written back = what aged past the recent limit", "[l2]") {
+  // Closed form: write D bytes of tiles, then read R bytes of other tiles, with
+  // D + R <= the cache (nothing evicted). The recent list keeps the last
+  // C - W bytes used, so the oldest max(0, min(D, D + R - (C - W))) written
+  // bytes go back to DRAM. C = 6400, W = 1600 (0.25), tiles of 100 B.
+  const std::int64_t C = 6400, W = 1600, t = 100;
+  for (std::int64_t D : {0, 1000, 3000, 4800}) {
+    for (std::int64_t R : {0, 800, 1600, 3200}) {
+      if (D + R > C) continue;
+      L2Cache l2(C, 1.0, 0.25);
+      std::int64_t back = 0;
+      for (std::int64_t i = 0; i < D / t; ++i) back += l2.write(TileKey{TensorId::O, 0, i, 0, 1, 1}, t).writeback_bytes;
+      for (std::int64_t i = 0; i < R / t; ++i) back += l2.read(TileKey{TensorId::K, 0, i, 0, 1, 1}, t).writeback_bytes;
+      INFO("D = " << D << ", R = " << R);
+      CHECK(back == std::max<std::int64_t>(0, std::min(D, D + R - (C - W))));
+      CHECK(l2.dirty_bytes() == D - back);
+    }
+  }
+}
+
+TEST_CASE("L2Cache: a clean share of 0 is plain LRU, and the default is kL2CleanShare", "[l2]") {
+  CHECK(L2Cache(1000, 0.5, 0.0).recent_limit_bytes() == 1000);
+  CHECK(L2Cache(1000).recent_limit_bytes() == 1000 - 200);
+  CHECK(kL2CleanShare == Approx(0.2));
+  // Written tiles that fill the cache with no clean share stay dirty until evicted.
+  L2Cache l2(400, 1.0, 0.0);
+  for (int i = 0; i < 4; ++i) CHECK(l2.write(TileKey{TensorId::O, 0, i, 0, 1, 1}, 100).writeback_bytes == 0);
+  CHECK(l2.dirty_bytes() == 400);
+}
+
 TEST_CASE("PartitionedL2: SMs are dealt out to the partitions in turn", "[l2]") {
   const PartitionedL2 l2(256, 2, 4, 32);
   CHECK(l2.partition_of(0) == 0);
@@ -134,8 +192,8 @@ TEST_CASE("PartitionedL2: SMs are dealt out to the partitions in turn", "[l2]") 
 
 TEST_CASE("PartitionedL2: far sectors are copied next to the reader, DRAM is read only at home", "[l2]") {
   // 2 partitions of 4 sectors (32 B each); SMs 0 and 2 next to partition 0,
-  // 1 and 3 next to partition 1. Dirty share 1: no early write-back here.
-  PartitionedL2 l2(256, 2, 4, 32, 1.0);
+  // 1 and 3 next to partition 1. Dirty share 1, clean share 0: no early write-back here.
+  PartitionedL2 l2(256, 2, 4, 32, 1.0, 0.0);
   const TileKey k{TensorId::K, 0, 0, 0, 2, 32};
   // 4 sectors: 2 homed in each partition. SM 0 misses all; its partition keeps
   // its 2 home sectors and a copy of the 2 far ones: 6 sectors in use.
@@ -165,8 +223,8 @@ TEST_CASE("PartitionedL2: written data keeps a copy next to the writer, which ta
   // tile a (4 sectors). One 8-sector cache holds both. Split in two partitions
   // of 4 sectors, partition 0 must make room for a's 2 home sectors and a
   // copy of its 2 far ones: o's 2 dirty sectors there go to DRAM, and o's copy goes.
-  PartitionedL2 l2(256, 2, 2, 32, 1.0);
-  L2Cache one(256, 1.0);
+  PartitionedL2 l2(256, 2, 2, 32, 1.0, 0.0);
+  L2Cache one(256, 1.0, 0.0);
   const TileKey o{TensorId::O, 0, 0, 0, 1, 32}, a{TensorId::K, 0, 0, 0, 1, 32};
   CHECK(l2.write(o, 128, 0).writeback_bytes == 0);
   CHECK(l2.used_bytes() == 6 * 32);
@@ -181,7 +239,7 @@ TEST_CASE("PartitionedL2: written data keeps a copy next to the writer, which ta
 
 TEST_CASE("PartitionedL2: each partition keeps at most its dirty share dirty", "[l2]") {
   // 2 partitions of 16 sectors, each keeping at most a quarter (4 sectors) dirty.
-  PartitionedL2 l2(1024, 2, 2, 32, 0.25);
+  PartitionedL2 l2(1024, 2, 2, 32, 0.25, 0.0);
   const TileKey x{TensorId::O, 0, 0, 0, 1, 32}, y{TensorId::O, 0, 1, 0, 1, 32}, z{TensorId::O, 0, 2, 0, 1, 32};
   CHECK(l2.write(x, 128, 0).writeback_bytes == 0);  // 2 dirty sectors at each home
   CHECK(l2.write(y, 128, 1).writeback_bytes == 0);  // 4 at each: the limit

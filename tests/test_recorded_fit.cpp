@@ -266,3 +266,40 @@ TEST_CASE("lesson 08: recorded blocks show their command, summary and one point'
   CHECK(p["measured"]["hbm_read_bytes"].get<double>() == 16.0 * 4096 * 64 * 2 * (1 + 2 * 32));
   CHECK_THAT(page.out, Contains("| measured | " + test::with_commas(p["measured"]["hbm_read_bytes"].get<long long>()) + " |"));
 }
+
+TEST_CASE("compare --recorded --out: the points again, today's predictions, measurements as recorded",
+          "[fidelity][cli]") {
+  Synthetic s;
+  const std::string out = (s.dir.path() / "again.csv").string();
+  const auto r = run_fasim({"compare", "--recorded", s.csv, "--device", "h200", "--out", out});
+  INFO(r.describe());
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Contains("wrote the points with today's predictions to " + out));
+  const auto before = read_recorded_csv(s.csv);
+  const auto after = read_recorded_csv(out);
+  REQUIRE(after.size() == before.size());
+  for (std::size_t p = 0; p < after.size(); ++p) {
+    CHECK(after[p].workload.N == before[p].workload.N);
+    for (std::size_t m = 0; m < kMetricCount; ++m) {
+      INFO("point " << p << ", " << name(static_cast<Metric>(m)));
+      REQUIRE(after[p].predicted[m].has_value());
+      // Recorded as 0 in the input; now the simulator's number, to the 6 digits the CSV keeps.
+      CHECK(*after[p].predicted[m] == Approx(s.predicted[p][m]).epsilon(1e-5));
+      CHECK(*after[p].measured[m] == Approx(*before[p].measured[m]).epsilon(1e-5));
+    }
+  }
+  // Read back, it fits as the original does (to the 6 digits the CSV keeps).
+  RecordedFits fits;
+  RecordedSelection a, b;
+  a.csv = s.csv;
+  b.csv = out;
+  a.device = b.device = "h200";
+  const nlohmann::json fa = fits.get(a)["fit"], fb = fits.get(b)["fit"];
+  for (std::size_t m = 0; m < kMetricCount; ++m) {
+    const char* metric = name(static_cast<Metric>(m));
+    INFO(metric);
+    CHECK(fb[metric]["in_bar"] == fa[metric]["in_bar"]);
+    CHECK(fb[metric]["mean_abs_error_pct"].get<double>() ==
+          Approx(fa[metric]["mean_abs_error_pct"].get<double>()).margin(1e-3));
+  }
+}

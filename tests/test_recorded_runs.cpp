@@ -56,6 +56,22 @@ TEST_CASE("recorded runs: every point re-predicted within its bar or no worse th
   CHECK(files >= 1);
 }
 
+TEST_CASE("recorded runs: the held-out points, recorded after the L2 model's constants were chosen",
+          "[fidelity]") {
+  // docs/results/h200-2026-11-22-holdout-1.csv: shapes the sweep does not have
+  // (scripts/gpu-holdout.sh), measured on an H200 and predicted with the
+  // sweep's device profile. The same ratchet as the sweeps.
+  const std::string csv = (kResults / "h200-2026-11-22-holdout-1.csv").string();
+  const std::vector<RecordedPoint> points = read_recorded_csv(csv);
+  CHECK(points.size() == 12);
+  const std::vector<Reprediction> reps =
+      repredict(points, load_device((kResults / "h200-2026-11-21-measured.toml").string()));
+  const std::vector<std::string> problems =
+      ratchet_problems(find_misses(reps), read_misses((kResults / "h200-2026-11-22-holdout-misses.csv").string()));
+  for (const std::string& p : problems) UNSCOPED_INFO(p);
+  CHECK(problems.empty());
+}
+
 TEST_CASE("fidelity: error is relative to the measurement, with zero handled", "[fidelity]") {
   CHECK(error_pct(110, 100) == Approx(10));
   CHECK(error_pct(75, 100) == Approx(-25));

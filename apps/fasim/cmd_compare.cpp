@@ -137,20 +137,6 @@ std::vector<Point> grid(const CompareArgs& a, const CLI::App& sub) {
 #if FASIM_HAVE_CUDA
 
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return q + "\"";
-}
-
-std::string number(double v) {
-  if (v == std::floor(v) && std::abs(v) < 9e15) return std::to_string(static_cast<long long>(v));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 RunFlags flags_for(const CompareArgs& a, CLI::App* sub, const Point& p) {
   RunFlags f;
   f.app = sub;
@@ -334,8 +320,8 @@ void write_csv_rows(std::ostream& os, const Comparison& cmp, const std::string& 
                              "," + std::to_string(w.d) + "," + std::to_string(c.mapping.br) + "," +
                              std::to_string(c.mapping.bc) + "," + std::string(cuda::l2_start_name(cmp.measured.l2));
   for (const Row& r : cmp.rows)
-    os << prefix << "," << name(r.def->id) << "," << number(r.predicted) << "," << (r.measured ? number(*r.measured) : "")
-       << "," << (r.min ? number(*r.min) : "") << "," << (r.max ? number(*r.max) : "") << "\n";
+    os << prefix << "," << name(r.def->id) << "," << csv_number(r.predicted) << "," << (r.measured ? csv_number(*r.measured) : "")
+       << "," << (r.min ? csv_number(*r.min) : "") << "," << (r.max ? csv_number(*r.max) : "") << "\n";
 }
 
 std::string describe(const RunConfig& c) {
@@ -404,7 +390,9 @@ Action add_compare(CLI::App& app) {
   sub->add_option("--row", a->row, "Accepted for the same flags as `fasim run`; unused");
   sub->add_flag("--json", a->json, "Print one JSON object (not with --sweep; with --recorded, the fit)");
   sub->add_flag("--sweep", a->sweep, "Compare every point of the grid the lists and ranges span; write long-form CSV");
-  sub->add_option("--out", a->out, "With --sweep: write the CSV to FILE (default: stdout)");
+  sub->add_option("--out", a->out,
+                  "With --sweep: write the CSV to FILE (default: stdout). With --recorded: write the points "
+                  "again, today's predictions in place of the recorded ones");
   sub->add_option("--recorded", a->recorded,
                   "Predict a recorded run (long-form CSV from --sweep) again; no GPU needed. The device is --device, "
                   "else NAME-measured.toml beside NAME-sweep.csv. --algo, --dtype, --batch, --heads, --N, --d, "
@@ -428,8 +416,7 @@ Action add_compare(CLI::App& app) {
 
   return [a, sub]() -> int {
     if (!a->recorded.empty()) {
-      if (a->sweep || !a->out.empty())
-        throw UserError("--recorded predicts a recorded run again; leave out --sweep and --out (use --misses FILE)");
+      if (a->sweep) throw UserError("--recorded predicts a recorded run again; leave out --sweep");
       if (a->causal)
         throw UserError("--causal does not go with --recorded (recorded sweeps are not causal); drop --causal");
       RecordedSelection sel;
@@ -441,11 +428,12 @@ Action add_compare(CLI::App& app) {
           {"--l2", &a->l2}};
       for (const auto& [flag, value] : axes)
         if (sub->count(flag) > 0) sel.filters.emplace_back(flag, *value);
-      return compare_recorded(sel, a->misses, a->json);
+      return compare_recorded(sel, a->misses, a->out, a->json);
     }
     if (!a->misses.empty()) throw UserError("--misses goes with --recorded FILE.csv");
     if (a->json && a->sweep) throw UserError("--json and --sweep do not go together; --sweep writes CSV");
-    if (!a->out.empty() && !a->sweep) throw UserError("--out goes with --sweep; without it the table goes to stdout");
+    if (!a->out.empty() && !a->sweep)
+      throw UserError("--out goes with --sweep or --recorded; without them the table goes to stdout");
     if (a->causal && a->sweep)
       throw UserError("--causal does not go with --sweep (the sweep CSV has no causal column); compare causal "
                       "points one at a time, without --sweep");

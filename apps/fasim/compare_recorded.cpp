@@ -4,7 +4,8 @@
 // (--algo flash2 --N 4096 ...) narrow it to some points, and one point shows
 // its predicted and measured values. `--misses OUT` writes the points outside
 // their bars: the list CI's ratchet test holds the model to
-// (tests/test_recorded_runs.cpp).
+// (tests/test_recorded_runs.cpp). `--out OUT` writes the points again with
+// today's predictions (scripts/figures.sh draws those).
 #include "compare_recorded.hpp"
 
 #include <array>
@@ -18,7 +19,7 @@
 
 namespace fasim::cli {
 
-int compare_recorded(const RecordedSelection& sel, const std::string& misses_out, bool json) {
+int compare_recorded(const RecordedSelection& sel, const std::string& misses_out, const std::string& out, bool json) {
   const std::vector<RecordedPoint> points = read_recorded_csv(sel.csv);
   const std::string device_name = sel.device.empty() ? recorded_device_path(sel.csv) : sel.device;
   if (device_name.empty())
@@ -97,6 +98,10 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
   if (!misses_out.empty()) {
     write_misses(misses_out, misses);
     if (!json) std::cout << "  wrote them to " << misses_out << "\n";
+  }
+  if (!out.empty()) {
+    write_repredicted_csv(out, reps);
+    if (!json) std::cout << "  wrote the points with today's predictions to " << out << "\n";
   }
   return 0;
 }

@@ -192,6 +192,29 @@ std::vector<Miss> find_misses(const std::vector<Reprediction>& reps) {
   return out;
 }
 
+void write_repredicted_csv(const std::string& path, const std::vector<Reprediction>& reps) {
+  std::ostringstream os;
+  os << recorded_csv_header() << "\n";
+  auto cell = [](const std::optional<double>& v) { return v ? csv_number(*v) : std::string(); };
+  for (const Reprediction& r : reps) {
+    const RecordedPoint& p = *r.point;
+    const Workload& w = p.workload;
+    const std::string prefix = csv_cell(p.device) + "," + csv_cell(p.driver) + "," + p.date + "," +
+                               std::string(name(p.mapping.algo)) + "," + std::string(name(w.dtype)) + "," +
+                               std::to_string(w.batch) + "," + std::to_string(w.heads) + "," + std::to_string(w.N) +
+                               "," + std::to_string(w.d) + "," + std::to_string(p.mapping.br) + "," +
+                               std::to_string(p.mapping.bc) + "," + (p.l2 == L2Start::warm ? "warm" : "cold");
+    for (std::size_t m = 0; m < kMetricCount; ++m) {
+      if (!p.measured[m]) continue;
+      os << prefix << "," << name(static_cast<Metric>(m)) << "," << csv_number(r.predicted[m]) << ","
+         << cell(p.measured[m]) << "," << cell(p.measured_min[m]) << "," << cell(p.measured_max[m]) << "\n";
+    }
+  }
+  AtomicFile out(path);
+  out.stream() << os.str();
+  out.commit();
+}
+
 void write_misses(const std::string& path, const std::vector<Miss>& misses) {
   std::ostringstream os;
   os << "point,metric,error_pct\n";

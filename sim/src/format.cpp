@@ -59,4 +59,18 @@ std::string utc_date() {
   return buf;
 }
 
+std::string csv_number(double v) {
+  if (v == std::floor(v) && std::abs(v) < 9e15) return std::to_string(static_cast<long long>(v));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
 }  // namespace fasim

@@ -1,12 +1,20 @@
 #include "fasim/l2_cache.hpp"
 
 #include <cmath>
+#include <iterator>
 
 namespace fasim {
 
-L2Cache::L2Cache(std::int64_t capacity_bytes, double dirty_share)
+namespace {
+std::int64_t share_of(std::int64_t bytes, double share) {
+  return static_cast<std::int64_t>(std::llround(static_cast<double>(bytes) * share));
+}
+}  // namespace
+
+L2Cache::L2Cache(std::int64_t capacity_bytes, double dirty_share, double clean_share)
     : capacity_(capacity_bytes),
-      dirty_limit_(static_cast<std::int64_t>(std::llround(static_cast<double>(capacity_bytes) * dirty_share))) {}
+      dirty_limit_(share_of(capacity_bytes, dirty_share)),
+      recent_limit_(capacity_bytes - share_of(capacity_bytes, clean_share)) {}
 
 std::size_t L2Cache::KeyHash::operator()(const TileKey& k) const noexcept {
   // splitmix64-style mixing of the fields
@@ -20,24 +28,57 @@ std::size_t L2Cache::KeyHash::operator()(const TileKey& k) const noexcept {
 
 std::int64_t L2Cache::make_room(std::int64_t bytes) {
   std::int64_t written = 0;
-  while (used_ + bytes > capacity_ && !lru_.empty()) {
-    const Entry& victim = lru_.back();
+  while (used_ + bytes > capacity_ && !(old_.empty() && recent_.empty())) {
+    Lru& from = old_.empty() ? recent_ : old_;
+    const Entry& victim = from.back();
     used_ -= victim.bytes;
+    if (victim.recent) recent_bytes_ -= victim.bytes;
     if (victim.dirty) {
       dirty_ -= victim.bytes;
       written += victim.bytes;
     }
     index_.erase(victim.key);
-    lru_.pop_back();
+    from.pop_back();
   }
   return written;
 }
 
-void L2Cache::insert(const TileKey& key, std::int64_t bytes, bool dirty) {
-  lru_.push_front(Entry{key, bytes, dirty, 0});
-  index_.emplace(key, lru_.begin());
+std::int64_t L2Cache::age() {
+  std::int64_t written = 0;
+  while (recent_bytes_ > recent_limit_ && recent_.size() > 1) {
+    const auto last = std::prev(recent_.end());
+    last->recent = false;
+    recent_bytes_ -= last->bytes;
+    if (last->dirty) {  // written back early; it stays, clean
+      last->dirty = false;
+      dirty_ -= last->bytes;
+      written += last->bytes;
+    }
+    old_.splice(old_.begin(), recent_, last);
+  }
+  return written;
+}
+
+std::int64_t L2Cache::touch(Lru::iterator it) {
+  if (it->recent) {
+    recent_.splice(recent_.begin(), recent_, it);
+    return 0;
+  }
+  it->recent = true;
+  recent_bytes_ += it->bytes;
+  recent_.splice(recent_.begin(), old_, it);
+  return age();
+}
+
+std::pair<L2Cache::Lru::iterator, std::int64_t> L2Cache::insert(const TileKey& key, std::int64_t bytes,
+                                                                 bool dirty) {
+  recent_.push_front(Entry{key, bytes, dirty, 0, true});
+  const Lru::iterator it = recent_.begin();
+  index_.emplace(key, it);
   used_ += bytes;
+  recent_bytes_ += bytes;
   if (dirty) dirty_ += bytes;
+  return {it, age()};
 }
 
 std::int64_t L2Cache::written(Entry& e) {
@@ -68,14 +109,14 @@ L2Access L2Cache::read(const TileKey& key, std::int64_t bytes) {
   L2Access a;
   auto it = index_.find(key);
   if (it != index_.end()) {
-    lru_.splice(lru_.begin(), lru_, it->second);  // now most recently used
     a.hit_bytes = bytes;
+    a.writeback_bytes = touch(it->second);  // now most recently used
     return a;
   }
   a.miss_bytes = bytes;
   if (bytes > capacity_) return a;  // streams through without being kept
   a.writeback_bytes = make_room(bytes);
-  insert(key, bytes, false);
+  a.writeback_bytes += insert(key, bytes, false).second;
   return a;
 }
 
@@ -85,10 +126,10 @@ L2Access L2Cache::write(const TileKey& key, std::int64_t bytes) {
   auto it = index_.find(key);
   if (it != index_.end()) {
     Entry& e = *it->second;
+    a.writeback_bytes = touch(it->second);  // before it is dirty: aging writes back others
     if (!e.dirty) dirty_ += e.bytes;
     e.dirty = true;
-    lru_.splice(lru_.begin(), lru_, it->second);
-    a.writeback_bytes = written(e);
+    a.writeback_bytes += written(e);
     return a;
   }
   if (bytes > capacity_) {  // larger than the whole cache: goes straight to DRAM
@@ -96,15 +137,15 @@ L2Access L2Cache::write(const TileKey& key, std::int64_t bytes) {
     return a;
   }
   a.writeback_bytes = make_room(bytes);
-  insert(key, bytes, true);
-  a.writeback_bytes += written(lru_.front());
+  const auto [at, aged] = insert(key, bytes, true);
+  a.writeback_bytes += aged + written(*at);
   return a;
 }
 
 bool L2Cache::preload(const TileKey& key, std::int64_t bytes) {
   if (index_.count(key)) return true;
   if (used_ + bytes > capacity_) return false;
-  insert(key, bytes, false);
+  insert(key, bytes, false);  // a warm start comes before any write: aging writes nothing back
   return true;
 }
 
@@ -114,7 +155,12 @@ void L2Cache::drop(const TileKey& key) {
   const Entry& e = *it->second;
   used_ -= e.bytes;
   if (e.dirty) dirty_ -= e.bytes;
-  lru_.erase(it->second);
+  if (e.recent) {
+    recent_bytes_ -= e.bytes;
+    recent_.erase(it->second);
+  } else {
+    old_.erase(it->second);
+  }
   index_.erase(it);
 }
 

@@ -17,10 +17,10 @@ TileKey copy_of(TileKey k) {
 }  // namespace
 
 PartitionedL2::PartitionedL2(std::int64_t capacity_bytes, std::int64_t partitions, std::int64_t sms,
-                             std::int64_t sector_bytes, double dirty_share)
+                             std::int64_t sector_bytes, double dirty_share, double clean_share)
     : sms_(std::max<std::int64_t>(sms, 1)), sector_(std::max<std::int64_t>(sector_bytes, 1)) {
   const std::int64_t p = std::max<std::int64_t>(partitions, 1);
-  parts_.assign(static_cast<std::size_t>(p), L2Cache(capacity_bytes / p, dirty_share));
+  parts_.assign(static_cast<std::size_t>(p), L2Cache(capacity_bytes / p, dirty_share, clean_share));
 }
 
 std::int64_t PartitionedL2::partition_of(std::int64_t sm) const {

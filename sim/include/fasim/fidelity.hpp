@@ -96,6 +96,11 @@ struct Reprediction {
 /// @brief Predicts every point again on `device` (counting only).
 std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, const DeviceSpec& device);
 
+/// @brief Writes the points again as a recorded CSV (recorded_csv_header()),
+/// each metric the point measured with today's prediction in place of the
+/// recorded one; measured values as recorded. Written whole or not at all.
+void write_repredicted_csv(const std::string& path, const std::vector<Reprediction>& reps);
+
 /// @brief "flash2 fp16 B=1 H=16 N=4096 d=64 Br=128 Bc=64 L2 cold".
 std::string describe(const RecordedPoint& p);
 

@@ -17,5 +17,10 @@ std::string trim(std::string_view s);
 std::string utc_date();
 /// @brief A count with SI prefix: "4.29 G", "512", "1.20 T".
 std::string human_count(double v);
+/// @brief A number for CSV: whole numbers in full ("75497472"), others to 6
+/// significant digits ("1.92e-05").
+std::string csv_number(double v);
+/// @brief s as one CSV cell: quoted (quotes doubled) if it holds a comma, quote or newline.
+std::string csv_cell(const std::string& s);
 
 }  // namespace fasim

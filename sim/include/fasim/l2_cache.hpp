@@ -15,7 +15,13 @@
 //    the dirty bytes past that writes back the least recently written dirty
 //    tiles, which stay in the cache, clean (measured on an H200: a kernel that
 //    writes X bytes after a flush writes X - 0.47 L2 of them to DRAM itself,
-//    and a later read still finds nearly all of them in L2).
+//    and a later read still finds nearly all of them in L2);
+//  - dirty data is written back before it must be: a dirty tile that ages
+//    into the least recently used kL2CleanShare of the cache goes to DRAM
+//    there and stays, clean, so evicting it later costs nothing (the GPU
+//    writes back data that nothing evicts yet: reading dirty data that is all
+//    still in L2 writes part of it to DRAM; the share is fitted to the
+//    recorded sweep, see kL2CleanShare).
 #pragma once
 
 #include <cstdint>
@@ -62,12 +68,22 @@ struct L2Access {
 /// is assumed on the other devices.
 inline constexpr double kL2DirtyShare = 0.47;
 
+/// @brief Share of an L2, at the least recently used end, in which dirty data
+/// is written back to DRAM early (and stays, clean). Chosen on the H200 sweep
+/// (docs/results/h200-2026-11-21-sweep.csv: DRAM writes in their bar at 28 of
+/// 60 points with 0, 30 with 0.1, 41 with 0.2, 40 with 0.25), then tested on
+/// points that sweep does not have (docs/results/h200-2026-11-22-holdout-1.csv:
+/// 9 of 12 in bar, 1 of 12 without it). Assumed the same on other devices.
+inline constexpr double kL2CleanShare = 0.2;
+
 /// @brief Tile-granular, fully associative LRU write-back cache.
 class L2Cache {
  public:
   /// @brief An empty cache of `capacity_bytes` (the device's L2 size, or one
-  /// partition's) that keeps at most `dirty_share` of it dirty.
-  explicit L2Cache(std::int64_t capacity_bytes, double dirty_share = kL2DirtyShare);
+  /// partition's) that keeps at most `dirty_share` of it dirty, and writes
+  /// back dirty tiles that age into its least recently used `clean_share`.
+  explicit L2Cache(std::int64_t capacity_bytes, double dirty_share = kL2DirtyShare,
+                   double clean_share = kL2CleanShare);
 
   /// @brief A read of `bytes` (sector-rounded) of tile `key`.
   L2Access read(const TileKey& key, std::int64_t bytes);
@@ -86,6 +102,9 @@ class L2Cache {
   std::int64_t used_bytes() const { return used_; }
   /// @brief The cache's size.
   std::int64_t capacity_bytes() const { return capacity_; }
+  /// @brief Bytes of the most recently used tiles, which stay dirty if written
+  /// (the cache's size less its clean share).
+  std::int64_t recent_limit_bytes() const { return recent_limit_; }
 
  private:
   struct Entry {
@@ -93,6 +112,7 @@ class L2Cache {
     std::int64_t bytes;
     bool dirty;
     std::uint64_t written;  // when it was last written (see written_)
+    bool recent;            // in recent_ (else in old_)
   };
   struct KeyHash {
     std::size_t operator()(const TileKey& k) const noexcept;
@@ -101,7 +121,13 @@ class L2Cache {
 
   /// Evicts least recently used tiles until `bytes` more fit; returns dirty bytes evicted.
   std::int64_t make_room(std::int64_t bytes);
-  void insert(const TileKey& key, std::int64_t bytes, bool dirty);
+  /// Puts a new tile at the front of recent_; returns it and the dirty bytes written back.
+  std::pair<Lru::iterator, std::int64_t> insert(const TileKey& key, std::int64_t bytes, bool dirty);
+  /// Moves a tile to the front of recent_ (used now); returns the dirty bytes written back.
+  std::int64_t touch(Lru::iterator it);
+  /// Moves the least recently used tiles of recent_ to old_ until recent_ is
+  /// within its limit, writing back the dirty ones; returns those bytes.
+  std::int64_t age();
   /// Marks entry e written now; returns the dirty bytes written back to keep
   /// the dirty bytes within the limit (oldest written first, kept clean).
   std::int64_t written(Entry& e);
@@ -109,8 +135,13 @@ class L2Cache {
   std::int64_t capacity_;
   std::int64_t dirty_limit_;
   std::int64_t used_ = 0;
+  std::int64_t recent_limit_;
   std::int64_t dirty_ = 0;
-  Lru lru_;
+  std::int64_t recent_bytes_ = 0;
+  // LRU order is recent_ then old_: recent_ holds the most recently used
+  // tiles, at most recent_limit_ bytes; old_ the rest (the clean share).
+  Lru recent_;
+  Lru old_;
   std::unordered_map<TileKey, Lru::iterator, KeyHash> index_;
   // Writes in order: (tile, its `written` stamp then). An entry is current
   // while the tile is still in the cache, dirty, with that stamp; others are

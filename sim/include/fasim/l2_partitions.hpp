@@ -19,7 +19,8 @@
 //    when 1.5 x their bytes nears the L2 size);
 //  - only home partitions talk to DRAM: misses at home are DRAM reads, dirty
 //    tiles evicted at home are DRAM writes, and each partition keeps at most
-//    kL2DirtyShare of itself dirty (L2Cache). Copies are clean, so evicting
+//    kL2DirtyShare of itself dirty and writes back dirty tiles that age into
+//    its least recently used kL2CleanShare (L2Cache). Copies are clean, so evicting
 //    one costs nothing, but copies take room that home data would otherwise use.
 // With one partition this is exactly the L2Cache model.
 #pragma once
@@ -35,9 +36,11 @@ namespace fasim {
 class PartitionedL2 {
  public:
   /// @brief `capacity_bytes` in all, split over `partitions`; `sms` SMs dealt
-  /// out in turn; each partition keeps at most `dirty_share` of itself dirty.
+  /// out in turn; each partition keeps at most `dirty_share` of itself dirty
+  /// and writes back the dirty tiles in its least recently used `clean_share`.
   PartitionedL2(std::int64_t capacity_bytes, std::int64_t partitions, std::int64_t sms,
-                std::int64_t sector_bytes, double dirty_share = kL2DirtyShare);
+                std::int64_t sector_bytes, double dirty_share = kL2DirtyShare,
+                double clean_share = kL2CleanShare);
 
   /// @brief A read of `bytes` (sector-rounded) of tile `key` by SM `sm`.
   L2Access read(const TileKey& key, std::int64_t bytes, std::int64_t sm);

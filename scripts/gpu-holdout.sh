@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Points the recorded sweep does not have, to test the L2 model out of sample.
+#
+# The L2 model's constants were chosen on docs/results/h200-2026-11-21-sweep.csv
+# (and the probes beside it). These shapes differ from that sweep's in heads,
+# N or dtype, and nearly fill or overflow the L2, where DRAM writes depend most
+# on the model. Each `fasim compare --sweep` runs in its own process with
+# RANGES counter ranges per point; all rows go to $OUT/holdout.csv.
+#
+#   RANGES=3 OUT=/tmp/h FASIM=build/bin/fasim scripts/gpu-holdout.sh [--device D.toml]
+set -uo pipefail
+: "${OUT:?set OUT to a folder}"
+: "${FASIM:?set FASIM to the fasim binary}"
+RANGES=${RANGES:-3}
+mkdir -p "$OUT"
+csv="$OUT/holdout.csv"
+rm -f "$csv"
+part() {  # one sweep, its rows appended to the CSV
+  "$FASIM" compare --sweep --no-numerics --counter-runs "$RANGES" "$@" --out "$OUT/part.csv" >/dev/null 2>>"$OUT/holdout.log"
+  [ -f "$OUT/part.csv" ] || return
+  if [ -f "$csv" ]; then tail -n +2 "$OUT/part.csv" >>"$csv"; else cat "$OUT/part.csv" >"$csv"; fi
+  rm -f "$OUT/part.csv"
+}
+part --algo flash2 --dtype fp16 --N 4096 --d 128 --heads 24,32 "$@"
+part --algo flash2 --dtype fp16 --N 2048 --d 128 --heads 48 "$@"
+part --algo flash2 --dtype fp16 --N 4096 --d 64 --heads 32,48 "$@"
+part --algo flash2 --dtype bf16 --N 4096 --d 128 --heads 24 "$@"
+part --algo flash2 --dtype fp32 --N 4096 --d 64 --heads 24 "$@"
+part --algo flash2 --dtype fp32 --N 2048 --d 128 --heads 32 --br 64 --bc 64 "$@"
+part --algo flash2 --dtype fp32 --N 3072 --d 128 --heads 16 --br 64 --bc 64 "$@"
+part --algo flash1 --dtype fp32 --N 3072 --d 64 --heads 16 --br 64 --bc 227 "$@"
+part --algo naive --dtype fp32 --N 768 --d 64 --heads 16 "$@"
+part --algo naive --dtype fp16 --N 768 --d 128 --heads 16 "$@"
+echo "holdout: $(($(wc -l <"$csv") - 1)) rows, ${SECONDS} s"
