@@ -172,6 +172,13 @@ TEST_CASE("every command-line error path: exit 2, one line, the problem and the 
        "rec_metric.csv:2: unknown metric 'tflops'", "use one of hbm_read_bytes, hbm_write_bytes"},
       {"compare --recorded: no device profile", {"compare", "--recorded", dir.file("rec_ok.csv")},
        "no device profile for '" + dir.file("rec_ok.csv") + "'", "name one with --device"},
+      // Output files are opened before any work: one line, no table printed first.
+      {"compare --recorded: --out into a missing folder",
+       {"compare", "--recorded", dir.file("rec_ok.csv"), "--device", "h200", "--out", dir.file("none/again.csv")},
+       "cannot write '" + dir.file("none/again.csv") + "'", "check that the directory exists"},
+      {"compare --recorded: --misses into a missing folder",
+       {"compare", "--recorded", dir.file("rec_ok.csv"), "--device", "h200", "--misses", dir.file("none/m.csv")},
+       "cannot write '" + dir.file("none/m.csv") + "'", "check that the directory exists"},
       // plot predicted-vs-measured (predicted_vs_measured.cpp)
       {"plot predicted-vs-measured: no metric rows", {"plot", dir.file("failed.csv"), "--figure", "predicted-vs-measured"},
        "no rows with metric, predicted and measured", "`fasim compare --sweep ... --out FILE.csv` writes"},

@@ -12,7 +12,9 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
+#include "fasim/atomic_file.hpp"
 #include "fasim/error.hpp"
 #include "fasim/fidelity.hpp"
 #include "fasim/format.hpp"
@@ -26,6 +28,10 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
     throw UserError("no device profile for '" + sel.csv + "'; name one with --device (a NAME-sweep.csv finds "
                     "NAME-measured.toml beside it)");
   const DeviceSpec device = load_device(device_name);
+  // Files are opened before any work, so a bad path is one error and no table.
+  std::optional<AtomicFile> misses_file, out_file;
+  if (!misses_out.empty()) misses_file.emplace(misses_out);
+  if (!out.empty()) out_file.emplace(out);
   const std::vector<RecordedPoint> kept = select_recorded(points, sel.filters);  // predict only these
   const std::vector<Reprediction> reps = repredict(kept, device);
   const std::vector<Miss> misses = find_misses(reps);
@@ -95,12 +101,14 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
     if (repeated)
       std::cout << "  measured = the median of the GPU's runs; GPU spread = (max - min) / median over them.\n";
   }
-  if (!misses_out.empty()) {
-    write_misses(misses_out, misses);
+  if (misses_file) {
+    write_misses(misses_file->stream(), misses);
+    misses_file->commit();
     if (!json) std::cout << "  wrote them to " << misses_out << "\n";
   }
-  if (!out.empty()) {
-    write_repredicted_csv(out, reps);
+  if (out_file) {
+    write_repredicted_csv(out_file->stream(), reps);
+    out_file->commit();
     if (!json) std::cout << "  wrote the points with today's predictions to " << out << "\n";
   }
   return 0;

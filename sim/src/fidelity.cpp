@@ -192,8 +192,7 @@ std::vector<Miss> find_misses(const std::vector<Reprediction>& reps) {
   return out;
 }
 
-void write_repredicted_csv(const std::string& path, const std::vector<Reprediction>& reps) {
-  std::ostringstream os;
+void write_repredicted_csv(std::ostream& os, const std::vector<Reprediction>& reps) {
   os << recorded_csv_header() << "\n";
   auto cell = [](const std::optional<double>& v) { return v ? csv_number(*v) : std::string(); };
   for (const Reprediction& r : reps) {
@@ -210,21 +209,20 @@ void write_repredicted_csv(const std::string& path, const std::vector<Repredicti
          << cell(p.measured[m]) << "," << cell(p.measured_min[m]) << "," << cell(p.measured_max[m]) << "\n";
     }
   }
-  AtomicFile out(path);
-  out.stream() << os.str();
-  out.commit();
 }
 
-void write_misses(const std::string& path, const std::vector<Miss>& misses) {
-  std::ostringstream os;
+void write_misses(std::ostream& os, const std::vector<Miss>& misses) {
   os << "point,metric,error_pct\n";
   char buf[32];
   for (const Miss& m : misses) {
     std::snprintf(buf, sizeof buf, "%.2f", m.error_pct);
     os << m.point << "," << name(m.metric) << "," << buf << "\n";
   }
+}
+
+void write_misses(const std::string& path, const std::vector<Miss>& misses) {
   AtomicFile out(path);
-  out.stream() << os.str();
+  write_misses(out.stream(), misses);
   out.commit();
 }
 

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -98,8 +99,8 @@ std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, co
 
 /// @brief Writes the points again as a recorded CSV (recorded_csv_header()),
 /// each metric the point measured with today's prediction in place of the
-/// recorded one; measured values as recorded. Written whole or not at all.
-void write_repredicted_csv(const std::string& path, const std::vector<Reprediction>& reps);
+/// recorded one; measured values as recorded.
+void write_repredicted_csv(std::ostream& os, const std::vector<Reprediction>& reps);
 
 /// @brief "flash2 fp16 B=1 H=16 N=4096 d=64 Br=128 Bc=64 L2 cold".
 std::string describe(const RecordedPoint& p);
@@ -115,7 +116,9 @@ struct Miss {
 /// are included (their bar is 0). Metrics not measured are skipped.
 std::vector<Miss> find_misses(const std::vector<Reprediction>& reps);
 
-/// @brief Writes misses as CSV (point,metric,error_pct), atomically.
+/// @brief Writes misses as CSV (point,metric,error_pct) to os.
+void write_misses(std::ostream& os, const std::vector<Miss>& misses);
+/// @brief The same to the file `path`, atomically.
 void write_misses(const std::string& path, const std::vector<Miss>& misses);
 /// @brief Reads a file written by write_misses. Throws UserError if malformed.
 std::vector<Miss> read_misses(const std::string& path);
