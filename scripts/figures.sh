@@ -20,13 +20,15 @@ mkdir -p "$out"
 "$fasim" plot "$tmp/b.csv" --figure block-size --out "$out/block-size.svg"
 # The comparisons `fasim compare --sweep` recorded (long form: a metric column),
 # each predicted again with today's simulator (`compare --recorded --out`): the
-# profile beside NAME-sweep.csv, else the newest measured profile.
+# profile beside NAME-sweep.csv, else the newest measured profile of the same
+# GPU (the file names start with it: h200-..., h100-...).
 results=()
-newest_profile=$(ls docs/results/*-measured.toml 2>/dev/null | sort | tail -1)
 for f in docs/results/*.csv; do
   [ -f "$f" ] && head -1 "$f" | grep -q ',metric,predicted,measured' || continue
   profile=${f%-sweep.csv}-measured.toml
-  [ -f "$profile" ] || profile=$newest_profile
+  gpu=$(basename "$f" | cut -d- -f1)
+  [ -f "$profile" ] || profile=$(ls docs/results/"$gpu"-*-measured.toml 2>/dev/null | sort | tail -1)
+  [ -n "$profile" ] || { echo "figures: no docs/results/$gpu-*-measured.toml for $f; left out" >&2; continue; }
   again="$tmp/$(basename "$f")"
   "$fasim" compare --recorded "$f" --device "$profile" --out "$again" >/dev/null
   results+=("$again")

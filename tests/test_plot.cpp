@@ -226,6 +226,16 @@ TEST_CASE("predicted-vs-measured: a panel of bytes and one of time, y = x and ba
   REQUIRE(panels.size() == 2);
   const Chart& bytes = panels[0];
   CHECK_THAT(bytes.title, Contains("Predicted vs measured bytes: NVIDIA H200"));
+  {  // Runs of two GPUs: the title counts them, the subtitle names them.
+    SweepTable two = rows;
+    FlatRow other;
+    for (const std::string& c : rows.columns()) other.set(c, rows.at(0, c));
+    other.set("device", "NVIDIA H100 80GB HBM3");
+    two.add(other);
+    const Chart both = make_figure_panels(Figure::predicted_vs_measured, two, "compare")[0];
+    CHECK(both.title == "Predicted vs measured bytes: 2 GPUs");
+    CHECK_THAT(both.subtitle, Contains("on NVIDIA H100 80GB HBM3, NVIDIA H200"));
+  }
   CHECK((bytes.x.log && bytes.y.log && bytes.same_scale));
   CHECK(bytes.x.title == "measured (bytes)");
   REQUIRE(bytes.bands.size() == 2);

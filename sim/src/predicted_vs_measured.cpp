@@ -128,8 +128,13 @@ std::vector<Chart> predicted_vs_measured(const SweepTable& t, const std::string&
   std::string on, when;
   for (const std::string& d : devices) on += (on.empty() ? "" : ", ") + d;
   for (const std::string& d : dates) when += (when.empty() ? "" : ", ") + d;
-  const std::string where = (on.empty() ? "" : ": " + on);
-  const std::string from = std::to_string(runs.size()) + " recorded runs" + (when.empty() ? "" : " (" + when + ")") + ". ";
+  // One GPU names itself in the title; several would not fit there, so the
+  // title counts them and the subtitle names them.
+  const std::string where = devices.empty()       ? ""
+                            : devices.size() == 1 ? ": " + on
+                                                  : ": " + std::to_string(devices.size()) + " GPUs";
+  const std::string from = std::to_string(runs.size()) + " recorded runs" + (devices.size() > 1 ? " on " + on : "") +
+                           (when.empty() ? "" : " (" + when + ")") + ". ";
 
   std::vector<Chart> panels;
   // Sort the byte legend into kByteMetrics order, whatever the file order.
