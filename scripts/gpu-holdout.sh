@@ -12,15 +12,11 @@ set -uo pipefail
 : "${OUT:?set OUT to a folder}"
 : "${FASIM:?set FASIM to the fasim binary}"
 RANGES=${RANGES:-3}
+source "$(dirname "$0")/append-sweep.sh"
 mkdir -p "$OUT"
 csv="$OUT/holdout.csv"
 rm -f "$csv"
-part() {  # one sweep, its rows appended to the CSV
-  "$FASIM" compare --sweep --no-numerics --counter-runs "$RANGES" "$@" --out "$OUT/part.csv" >/dev/null 2>>"$OUT/holdout.log"
-  [ -f "$OUT/part.csv" ] || return
-  if [ -f "$csv" ]; then tail -n +2 "$OUT/part.csv" >>"$csv"; else cat "$OUT/part.csv" >"$csv"; fi
-  rm -f "$OUT/part.csv"
-}
+part() { append_sweep "$csv" "$OUT/holdout.log" "$@"; }
 part --algo flash2 --dtype fp16 --N 4096 --d 128 --heads 24,32 "$@"
 part --algo flash2 --dtype fp16 --N 2048 --d 128 --heads 48 "$@"
 part --algo flash2 --dtype fp16 --N 4096 --d 64 --heads 32,48 "$@"

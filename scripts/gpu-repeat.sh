@@ -13,16 +13,12 @@ set -uo pipefail
 : "${FASIM:?set FASIM to the fasim binary}"
 PROCESSES=${PROCESSES:-4}
 RANGES=${RANGES:-3}
+source "$(dirname "$0")/append-sweep.sh"
 mkdir -p "$OUT"
 for k in $(seq 1 "$PROCESSES"); do
   csv="$OUT/repeat-$k.csv"
   rm -f "$csv"
-  part() {  # one sweep, its rows appended to this process's CSV
-    "$FASIM" compare --sweep --no-numerics --counter-runs "$RANGES" "$@" --out "$OUT/part.csv" >/dev/null 2>>"$OUT/repeat.log"
-    [ -f "$OUT/part.csv" ] || return
-    if [ -f "$csv" ]; then tail -n +2 "$OUT/part.csv" >>"$csv"; else cat "$OUT/part.csv" >"$csv"; fi
-    rm -f "$OUT/part.csv"
-  }
+  part() { append_sweep "$csv" "$OUT/repeat.log" "$@"; }
   part --algo flash1 --dtype fp32,fp16 --N 1024,2048,4096 --d 64 --heads 16 "$@"
   part --algo flash1 --dtype fp32,fp16 --N 1024,2048,4096 --d 128 --heads 16 --br 64 --bc 64 "$@"
   part --algo flash2 --dtype fp16 --N 4096 --d 64,128 --heads 16 "$@"
