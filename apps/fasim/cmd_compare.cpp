@@ -312,13 +312,8 @@ nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
 }
 
 void write_csv_rows(std::ostream& os, const Comparison& cmp, const std::string& date) {
-  const RunConfig& c = cmp.config;
-  const Workload& w = c.workload;
-  const std::string prefix = csv_cell(cmp.measured.gpu.name) + "," + csv_cell(cmp.measured.gpu.driver) + "," + date +
-                             "," + std::string(name(c.mapping.algo)) + "," + std::string(name(w.dtype)) + "," +
-                             std::to_string(w.batch) + "," + std::to_string(w.heads) + "," + std::to_string(w.N) +
-                             "," + std::to_string(w.d) + "," + std::to_string(c.mapping.br) + "," +
-                             std::to_string(c.mapping.bc) + "," + std::string(cuda::l2_start_name(cmp.measured.l2));
+  const std::string prefix = recorded_csv_key(cmp.measured.gpu.name, cmp.measured.gpu.driver, date,
+                                              cmp.config.workload, cmp.config.mapping, cmp.measured.l2);
   for (const Row& r : cmp.rows)
     os << prefix << "," << name(r.def->id) << "," << csv_number(r.predicted) << "," << (r.measured ? csv_number(*r.measured) : "")
        << "," << (r.min ? csv_number(*r.min) : "") << "," << (r.max ? csv_number(*r.max) : "") << "\n";

@@ -8,7 +8,6 @@
 // today's predictions (scripts/figures.sh draws those).
 #include "compare_recorded.hpp"
 
-#include <array>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -73,24 +72,22 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
     }
     bool repeated = false;  // some points were measured more than once
     if (reps.size() > 1) {
-      std::array<MetricFit, kMetricCount> fits;
-      for (std::size_t i = 0; i < kMetricCount; ++i) {
-        fits[i] = fit_of(reps, static_cast<Metric>(i));
-        repeated |= fits[i].repeated > 0;
-      }
+      const nlohmann::json& fits = fit["fit"];  // computed once, above
+      for (std::size_t i = 0; i < kMetricCount; ++i) repeated |= fits[name(static_cast<Metric>(i))]["repeated"] > 0;
       std::printf("  %-18s %6s %9s %10s %10s %8s%s\n", "metric", "points", "in bar", "mean |err|", "max |err|", "bar",
                   repeated ? "  GPU spread > bar  in GPU range" : "");
       for (std::size_t i = 0; i < kMetricCount; ++i) {
         const auto m = static_cast<Metric>(i);
-        const MetricFit& f = fits[i];
+        const nlohmann::json& f = fits[name(m)];
+        const int repeats = f["repeated"];
         char bar[16];
         std::snprintf(bar, sizeof bar, bar_pct(m) == 0 ? "exact" : "%.0f%%", bar_pct(m));
-        std::printf("  %-18s %6d %9d %9.1f%% %9.1f%% %8s", name(m), f.points, f.in_bar, f.mean_abs_error_pct,
-                    f.max_abs_error_pct, bar);
-        if (f.repeated > 0) {
+        std::printf("  %-18s %6d %9d %9.1f%% %9.1f%% %8s", name(m), f["points"].get<int>(), f["in_bar"].get<int>(),
+                    f["mean_abs_error_pct"].get<double>(), f["max_abs_error_pct"].get<double>(), bar);
+        if (repeats > 0) {
           char spread[32], range[32];
-          std::snprintf(spread, sizeof spread, "%d/%d", f.spread_over_bar, f.repeated);
-          std::snprintf(range, sizeof range, "%d/%d", f.in_range, f.repeated);
+          std::snprintf(spread, sizeof spread, "%d/%d", f["spread_over_bar"].get<int>(), repeats);
+          std::snprintf(range, sizeof range, "%d/%d", f["in_range"].get<int>(), repeats);
           std::printf(" %18s %14s", spread, range);
         }
         std::printf("\n");

@@ -80,6 +80,14 @@ std::string describe(const RecordedPoint& p) {
 
 std::string recorded_csv_header() { return std::string(kHeader) + kSpreadColumns; }
 
+std::string recorded_csv_key(const std::string& device, const std::string& driver, const std::string& date,
+                             const Workload& w, const Mapping& m, L2Start l2) {
+  return csv_cell(device) + "," + csv_cell(driver) + "," + date + "," + std::string(name(m.algo)) + "," +
+         std::string(name(w.dtype)) + "," + std::to_string(w.batch) + "," + std::to_string(w.heads) + "," +
+         std::to_string(w.N) + "," + std::to_string(w.d) + "," + std::to_string(m.br) + "," + std::to_string(m.bc) +
+         "," + (l2 == L2Start::warm ? "warm" : "cold");
+}
+
 std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw UserError("cannot read recorded run '" + path + "'; check the path");
@@ -197,12 +205,7 @@ void write_repredicted_csv(std::ostream& os, const std::vector<Reprediction>& re
   auto cell = [](const std::optional<double>& v) { return v ? csv_number(*v) : std::string(); };
   for (const Reprediction& r : reps) {
     const RecordedPoint& p = *r.point;
-    const Workload& w = p.workload;
-    const std::string prefix = csv_cell(p.device) + "," + csv_cell(p.driver) + "," + p.date + "," +
-                               std::string(name(p.mapping.algo)) + "," + std::string(name(w.dtype)) + "," +
-                               std::to_string(w.batch) + "," + std::to_string(w.heads) + "," + std::to_string(w.N) +
-                               "," + std::to_string(w.d) + "," + std::to_string(p.mapping.br) + "," +
-                               std::to_string(p.mapping.bc) + "," + (p.l2 == L2Start::warm ? "warm" : "cold");
+    const std::string prefix = recorded_csv_key(p.device, p.driver, p.date, p.workload, p.mapping, p.l2);
     for (std::size_t m = 0; m < kMetricCount; ++m) {
       if (!p.measured[m]) continue;
       os << prefix << "," << name(static_cast<Metric>(m)) << "," << csv_number(r.predicted[m]) << ","

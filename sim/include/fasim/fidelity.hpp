@@ -87,6 +87,11 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path);
 /// then measured_min,measured_max.
 std::string recorded_csv_header();
 
+/// @brief The first 12 cells of a recorded CSV row, device to l2_mode,
+/// comma-separated: what names the point (one row per metric follows it).
+std::string recorded_csv_key(const std::string& device, const std::string& driver, const std::string& date,
+                             const Workload& w, const Mapping& m, L2Start l2);
+
 /// @brief A recorded point predicted again with the current simulator.
 struct Reprediction {
   const RecordedPoint* point = nullptr;  ///< what was recorded
