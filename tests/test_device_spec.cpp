@@ -251,3 +251,15 @@ TEST_CASE("[l2] partitions is optional: 1 when left out, 2 on the NVIDIA data-ce
   for (const char* name : {"a100", "h100", "h200"}) CHECK(fasim::load_device(name).l2_partitions == 2);
   CHECK(fasim::load_device("toy").l2_partitions == 1);
 }
+
+TEST_CASE("[l2] ways is optional: kL2Ways when left out, 0 (fully associative) on the toy", "[device]") {
+  CHECK(parse_mydev("sector_bytes = 16", "sector_bytes = 16").l2_ways == fasim::kL2Ways);
+  CHECK(parse_mydev("sector_bytes = 16", "sector_bytes = 16\nways = 0").l2_ways == 0);
+  CHECK(parse_mydev("sector_bytes = 16", "sector_bytes = 16\nways = 16").l2_ways == 16);
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 16\nways = -1"),
+                      Contains("[l2] ways must be an integer, 0 or more, got -1"));
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 16\nways = 4096"),
+                      Contains("[l2] ways (4096) must not exceed the lines of one partition (2048)"));
+  for (const char* name : {"a100", "h100", "h200"}) CHECK(fasim::load_device(name).l2_ways == 32);
+  CHECK(fasim::load_device("toy").l2_ways == 0);
+}

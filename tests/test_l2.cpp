@@ -172,8 +172,8 @@ TEST_CASE("L2Cache: with a clean share, dirty bytes written back = what aged pas
 
 TEST_CASE("L2Cache: a clean share of 0 is plain LRU, and the default is kL2CleanShare", "[l2]") {
   CHECK(L2Cache(1000, 0.5, 0.0).recent_limit_bytes() == 1000);
-  CHECK(L2Cache(1000).recent_limit_bytes() == 1000 - 200);
-  CHECK(kL2CleanShare == Approx(0.2));
+  CHECK(L2Cache(1000).recent_limit_bytes() == 1000 - 300);
+  CHECK(kL2CleanShare == Approx(0.3));
   // Written tiles that fill the cache with no clean share stay dirty until evicted.
   L2Cache l2(400, 1.0, 0.0);
   for (int i = 0; i < 4; ++i) CHECK(l2.write(TileKey{TensorId::O, 0, i, 0, 1, 1}, 100).writeback_bytes == 0);
@@ -193,7 +193,7 @@ TEST_CASE("PartitionedL2: SMs are dealt out to the partitions in turn", "[l2]") 
 TEST_CASE("PartitionedL2: far sectors are copied next to the reader, DRAM is read only at home", "[l2]") {
   // 2 partitions of 4 sectors (32 B each); SMs 0 and 2 next to partition 0,
   // 1 and 3 next to partition 1. Dirty share 1, clean share 0: no early write-back here.
-  PartitionedL2 l2(256, 2, 4, 32, 1.0, 0.0);
+  PartitionedL2 l2(256, 2, 4, 32, 0, 1.0, 0.0);
   const TileKey k{TensorId::K, 0, 0, 0, 2, 32};
   // 4 sectors: 2 homed in each partition. SM 0 misses all; its partition keeps
   // its 2 home sectors and a copy of the 2 far ones: 6 sectors in use.
@@ -223,7 +223,7 @@ TEST_CASE("PartitionedL2: written data keeps a copy next to the writer, which ta
   // tile a (4 sectors). One 8-sector cache holds both. Split in two partitions
   // of 4 sectors, partition 0 must make room for a's 2 home sectors and a
   // copy of its 2 far ones: o's 2 dirty sectors there go to DRAM, and o's copy goes.
-  PartitionedL2 l2(256, 2, 2, 32, 1.0, 0.0);
+  PartitionedL2 l2(256, 2, 2, 32, 0, 1.0, 0.0);
   L2Cache one(256, 1.0, 0.0);
   const TileKey o{TensorId::O, 0, 0, 0, 1, 32}, a{TensorId::K, 0, 0, 0, 1, 32};
   CHECK(l2.write(o, 128, 0).writeback_bytes == 0);
@@ -239,7 +239,7 @@ TEST_CASE("PartitionedL2: written data keeps a copy next to the writer, which ta
 
 TEST_CASE("PartitionedL2: each partition keeps at most its dirty share dirty", "[l2]") {
   // 2 partitions of 16 sectors, each keeping at most a quarter (4 sectors) dirty.
-  PartitionedL2 l2(1024, 2, 2, 32, 0.25, 0.0);
+  PartitionedL2 l2(1024, 2, 2, 32, 0, 0.25, 0.0);
   const TileKey x{TensorId::O, 0, 0, 0, 1, 32}, y{TensorId::O, 0, 1, 0, 1, 32}, z{TensorId::O, 0, 2, 0, 1, 32};
   CHECK(l2.write(x, 128, 0).writeback_bytes == 0);  // 2 dirty sectors at each home
   CHECK(l2.write(y, 128, 1).writeback_bytes == 0);  // 4 at each: the limit

@@ -49,7 +49,8 @@ const std::vector<TableSpec>& schema() {
         {"sector_bytes", true, "bytes"},
         {"bandwidth_gbps", false, "GB/s"},
         {"latency_ns", false, "ns"},
-        {"partitions", true, "count", true}}},
+        {"partitions", true, "count", true},
+        {"ways", true, "count", true}}},
       {"hbm", {{"bytes", true, "bytes"}, {"bandwidth_gbps", false, "GB/s"}, {"latency_ns", false, "ns"}}},
       {"rates",
        {{"matmul_tflops_fp32", false, "TFLOP/s"},
@@ -141,6 +142,16 @@ class Reader {
     return integer(table, key);
   }
 
+  // An optional integer key that may be 0: `fallback` when left out.
+  std::int64_t count_or(std::string_view table, std::string_view key, std::int64_t fallback) const {
+    const auto* tbl = root_.get_as<toml::table>(table);
+    if (!tbl || !tbl->contains(key)) return fallback;
+    const auto [k, n] = lookup(table, key);
+    if (!n->is_integer() || n->as_integer()->get() < 0)
+      fail(k->source(), label(table, key) + " must be an integer, 0 or more, got " + describe(*n));
+    return n->as_integer()->get();
+  }
+
   double number(std::string_view table, std::string_view key) const {
     const auto [k, n] = lookup(table, key);
     const auto v = n->is_number() ? n->value<double>() : std::nullopt;
@@ -209,6 +220,7 @@ DeviceSpec read_device(const Reader& r) {
   d.l2_bandwidth = r.number("l2", "bandwidth_gbps") * 1e9;
   d.l2_latency_s = r.number("l2", "latency_ns") * 1e-9;
   d.l2_partitions = r.integer_or("l2", "partitions", 1);
+  d.l2_ways = r.count_or("l2", "ways", kL2Ways);
 
   d.hbm_bytes = r.integer("hbm", "bytes");
   d.hbm_bandwidth = r.number("hbm", "bandwidth_gbps") * 1e9;
@@ -249,6 +261,10 @@ void check_consistency(const Reader& r, const DeviceSpec& d) {
     r.fail(r.pos("l2", "partitions"), "[l2] partitions (" + std::to_string(d.l2_partitions) +
                                           ") must not exceed [compute] sm_count (" + std::to_string(d.sm_count) +
                                           "); every partition serves at least one SM");
+  if (d.l2_ways > d.l2_bytes / (d.l2_line_bytes * d.l2_partitions))
+    r.fail(r.pos("l2", "ways"), "[l2] ways (" + std::to_string(d.l2_ways) + ") must not exceed the lines of one partition (" +
+                                    std::to_string(d.l2_bytes / (d.l2_line_bytes * d.l2_partitions)) +
+                                    "); use 0 for one fully associative set");
   if (d.l2_bytes % (d.l2_line_bytes * d.l2_partitions) != 0)
     r.fail(r.pos("l2", "bytes"), "[l2] bytes (" + std::to_string(d.l2_bytes) + ") must be a multiple of " + line +
                                      " x [l2] partitions (" + std::to_string(d.l2_partitions) +

@@ -16,7 +16,7 @@ L2Cache::L2Cache(std::int64_t capacity_bytes, double dirty_share, double clean_s
       dirty_limit_(share_of(capacity_bytes, dirty_share)),
       recent_limit_(capacity_bytes - share_of(capacity_bytes, clean_share)) {}
 
-std::size_t L2Cache::KeyHash::operator()(const TileKey& k) const noexcept {
+std::size_t L2KeyHash::operator()(const TileKey& k) const noexcept {
   // splitmix64-style mixing of the fields
   std::uint64_t h = static_cast<std::uint64_t>(k.tensor) + 0x9e3779b97f4a7c15ULL;
   for (std::int64_t v : {k.bh, k.row0, k.col0, k.rows, k.cols, std::int64_t{k.copy}}) {
@@ -49,7 +49,7 @@ std::int64_t L2Cache::age() {
     const auto last = std::prev(recent_.end());
     last->recent = false;
     recent_bytes_ -= last->bytes;
-    if (last->dirty) {  // written back early; it stays, clean
+    if (last->dirty && !last->read) {  // written back early; it stays, clean
       last->dirty = false;
       dirty_ -= last->bytes;
       written += last->bytes;
@@ -110,6 +110,7 @@ L2Access L2Cache::read(const TileKey& key, std::int64_t bytes) {
   auto it = index_.find(key);
   if (it != index_.end()) {
     a.hit_bytes = bytes;
+    it->second->read = true;
     a.writeback_bytes = touch(it->second);  // now most recently used
     return a;
   }

@@ -16,11 +16,56 @@ TileKey copy_of(TileKey k) {
 }
 }  // namespace
 
+template <class Cache>
+L2Access PartitionedL2::read_in(std::vector<Cache>& parts, const TileKey& key, std::int64_t bytes,
+                                std::int64_t sm) const {
+  const std::int64_t near = partition_of(sm);
+  L2Access total;
+  for (std::int64_t k = 0; k < partitions(); ++k) {
+    const std::int64_t b = share(bytes, k);
+    if (b == 0) continue;
+    Cache& home = parts[static_cast<std::size_t>(k)];
+    if (k == near) {
+      add(total, home.read(key, b));
+      continue;
+    }
+    // Far sectors: the near partition's copy, else the home partition (which
+    // keeps them), and the near partition keeps a copy either way.
+    const L2Access c = parts[static_cast<std::size_t>(near)].read(copy_of(key), b);
+    total.writeback_bytes += c.writeback_bytes;
+    total.hit_bytes += c.hit_bytes;
+    if (c.miss_bytes > 0) add(total, home.read(key, c.miss_bytes));
+  }
+  return total;
+}
+
+template <class Cache>
+L2Access PartitionedL2::write_in(std::vector<Cache>& parts, const TileKey& key, std::int64_t bytes,
+                                 std::int64_t sm) const {
+  const std::int64_t near = partition_of(sm);
+  L2Access total;
+  for (std::int64_t k = 0; k < partitions(); ++k) {
+    Cache& part = parts[static_cast<std::size_t>(k)];
+    if (partitions() > 1 && k != near) part.drop(copy_of(key));  // stale now
+    const std::int64_t b = share(bytes, k);
+    if (b > 0) add(total, part.write(key, b));
+  }
+  // The writer's partition keeps (or refreshes) a clean copy of the sectors
+  // homed elsewhere, as a read of them would have left.
+  const std::int64_t far = bytes - share(bytes, near);
+  if (partitions() > 1 && far > 0)
+    total.writeback_bytes += parts[static_cast<std::size_t>(near)].read(copy_of(key), far).writeback_bytes;
+  return total;
+}
+
 PartitionedL2::PartitionedL2(std::int64_t capacity_bytes, std::int64_t partitions, std::int64_t sms,
-                             std::int64_t sector_bytes, double dirty_share, double clean_share)
+                             std::int64_t sector_bytes, std::int64_t ways, double dirty_share, double clean_share)
     : sms_(std::max<std::int64_t>(sms, 1)), sector_(std::max<std::int64_t>(sector_bytes, 1)) {
   const std::int64_t p = std::max<std::int64_t>(partitions, 1);
-  parts_.assign(static_cast<std::size_t>(p), L2Cache(capacity_bytes / p, dirty_share, clean_share));
+  if (ways > 0)
+    sets_.assign(static_cast<std::size_t>(p), SetL2Cache(capacity_bytes / p, static_cast<int>(ways), dirty_share, clean_share));
+  else
+    parts_.assign(static_cast<std::size_t>(p), L2Cache(capacity_bytes / p, dirty_share, clean_share));
 }
 
 std::int64_t PartitionedL2::partition_of(std::int64_t sm) const {
@@ -37,50 +82,24 @@ std::int64_t PartitionedL2::share(std::int64_t bytes, std::int64_t k) const {
 }
 
 L2Access PartitionedL2::read(const TileKey& key, std::int64_t bytes, std::int64_t sm) {
-  const std::int64_t near = partition_of(sm);
-  L2Access total;
-  for (std::int64_t k = 0; k < partitions(); ++k) {
-    const std::int64_t b = share(bytes, k);
-    if (b == 0) continue;
-    L2Cache& home = parts_[static_cast<std::size_t>(k)];
-    if (k == near) {
-      add(total, home.read(key, b));
-      continue;
-    }
-    // Far sectors: the near partition's copy, else the home partition (which
-    // keeps them), and the near partition keeps a copy either way.
-    const L2Access c = parts_[static_cast<std::size_t>(near)].read(copy_of(key), b);
-    total.writeback_bytes += c.writeback_bytes;
-    if (c.hit_bytes > 0) {
-      total.hit_bytes += c.hit_bytes;
-      continue;
-    }
-    add(total, home.read(key, b));
-  }
-  return total;
+  return sets_.empty() ? read_in(parts_, key, bytes, sm) : read_in(sets_, key, bytes, sm);
 }
 
 L2Access PartitionedL2::write(const TileKey& key, std::int64_t bytes, std::int64_t sm) {
-  const std::int64_t near = partition_of(sm);
-  L2Access total;
-  for (std::int64_t k = 0; k < partitions(); ++k) {
-    L2Cache& part = parts_[static_cast<std::size_t>(k)];
-    if (partitions() > 1 && k != near) part.drop(copy_of(key));  // stale now
-    const std::int64_t b = share(bytes, k);
-    if (b > 0) add(total, part.write(key, b));
-  }
-  // The writer's partition keeps (or refreshes) a clean copy of the sectors
-  // homed elsewhere, as a read of them would have left.
-  const std::int64_t far = bytes - share(bytes, near);
-  if (partitions() > 1 && far > 0)
-    total.writeback_bytes += parts_[static_cast<std::size_t>(near)].read(copy_of(key), far).writeback_bytes;
-  return total;
+  return sets_.empty() ? write_in(parts_, key, bytes, sm) : write_in(sets_, key, bytes, sm);
+}
+
+std::int64_t PartitionedL2::settle() {
+  std::int64_t n = 0;
+  for (SetL2Cache& p : sets_) n += p.settle();
+  return n;
 }
 
 bool PartitionedL2::preload(const TileKey& key, std::int64_t bytes) {
   for (std::int64_t k = 0; k < partitions(); ++k) {
     const std::int64_t b = share(bytes, k);
-    if (b > 0 && !parts_[static_cast<std::size_t>(k)].preload(key, b)) return false;
+    const auto i = static_cast<std::size_t>(k);
+    if (b > 0 && !(sets_.empty() ? parts_[i].preload(key, b) : sets_[i].preload(key, b))) return false;
   }
   return true;
 }
@@ -88,12 +107,14 @@ bool PartitionedL2::preload(const TileKey& key, std::int64_t bytes) {
 std::int64_t PartitionedL2::dirty_bytes() const {
   std::int64_t n = 0;
   for (const L2Cache& p : parts_) n += p.dirty_bytes();
+  for (const SetL2Cache& p : sets_) n += p.dirty_bytes();
   return n;
 }
 
 std::int64_t PartitionedL2::used_bytes() const {
   std::int64_t n = 0;
   for (const L2Cache& p : parts_) n += p.used_bytes();
+  for (const SetL2Cache& p : sets_) n += p.used_bytes();
   return n;
 }
 

@@ -32,7 +32,7 @@ Machine::Machine(const DeviceSpec& dev, const Hbm& hbm, double matmul_rate, bool
       compute_(compute),
       warps_per_block_(warps_per_block),
       latency_(latency),
-      l2_(dev.l2_bytes, dev.l2_partitions, dev.sm_count, dev.l2_sector_bytes),
+      l2_(dev.l2_bytes, dev.l2_partitions, dev.sm_count, dev.l2_sector_bytes, dev.l2_ways),
       sms_(static_cast<std::size_t>(dev.sm_count)) {}
 
 void Machine::warm_inputs(std::int64_t br, std::int64_t bc) {

@@ -203,6 +203,7 @@ void Simulation::finish_kernel() {
   if (kernel_ < program_.kernels.size()) start_kernel(kt.end_s);
   else {
     done_ = true;
+    ledger_.record_dram_write(step_.tensor, machine_->settle_l2());
     if (options_.numerics) give_back_freed_memory();
   }
 }

@@ -11,6 +11,15 @@
 #include "fasim/dtype.hpp"
 
 namespace fasim {
+/// @brief Ways of an L2 set, where a device profile does not say ([l2] ways).
+/// A fit, not a datasheet figure (NVIDIA does not publish it): with 16, 32
+/// and 64 ways the H200 sweep (docs/results/h200-2026-11-21-sweep.csv) has
+/// DRAM reads within 10% at 54, 56 and 54 of 60 points (mean error 4.5%,
+/// 2.2%, 3.6%); with one fully associative set, 56 (mean 5.1%, max 80%).
+inline constexpr std::int64_t kL2Ways = 32;
+}  // namespace fasim
+
+namespace fasim {
 
 /// @brief Figures of one GPU. Bandwidths in bytes/s, rates in operations/s,
 /// sizes in bytes, latencies in seconds.
@@ -39,6 +48,9 @@ struct DeviceSpec {
   /// L2 partitions ([l2] partitions, default 1): SMs read far partitions'
   /// data through a copy in their own (see l2_partitions.hpp)
   std::int64_t l2_partitions = 1;
+  /// L2 ways ([l2] ways, default kL2Ways): lines of one set; 0 is one set,
+  /// fully associative (see l2_sets.hpp)
+  std::int64_t l2_ways = kL2Ways;
 
   // HBM
   std::int64_t hbm_bytes = 0;  ///< HBM capacity in bytes (the largest workload that fits)

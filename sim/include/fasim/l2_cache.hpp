@@ -21,7 +21,10 @@
 //    there and stays, clean, so evicting it later costs nothing (the GPU
 //    writes back data that nothing evicts yet: reading dirty data that is all
 //    still in L2 writes part of it to DRAM; the share is fitted to the
-//    recorded sweep, see kL2CleanShare).
+//    recorded sweep, see kL2CleanShare). Not so data read since it came in
+//    (flash1 reads O, then writes it, every step): it goes back as it leaves.
+//    Flash1 near the L2 size writes back about what it evicts (H200 sweep);
+//    flash2's O, written and never read, goes back well before that.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +57,12 @@ struct TileKey {
   bool operator==(const TileKey&) const = default;
 };
 
+/// @brief Hash of a TileKey (splitmix64-style mixing of its fields).
+struct L2KeyHash {
+  /// @brief The hash.
+  std::size_t operator()(const TileKey& k) const noexcept;
+};
+
 /// @brief What one access did.
 struct L2Access {
   std::int64_t hit_bytes = 0;        ///< served by L2
@@ -69,12 +78,12 @@ struct L2Access {
 inline constexpr double kL2DirtyShare = 0.47;
 
 /// @brief Share of an L2, at the least recently used end, in which dirty data
-/// is written back to DRAM early (and stays, clean). Chosen on the H200 sweep
-/// (docs/results/h200-2026-11-21-sweep.csv: DRAM writes in their bar at 28 of
-/// 60 points with 0, 30 with 0.1, 41 with 0.2, 40 with 0.25), then tested on
-/// points that sweep does not have (docs/results/h200-2026-11-22-holdout-1.csv:
-/// 9 of 12 in bar, 1 of 12 without it). Assumed the same on other devices.
-inline constexpr double kL2CleanShare = 0.2;
+/// that was not read since it came in is written back to DRAM early (and
+/// stays, clean). Chosen on the H200 sweep (docs/results/h200-2026-11-21-sweep.csv)
+/// with 32-way sets (kL2Ways): DRAM writes in their bar at 28 of 60 points
+/// with 0, 37 with 0.2, 41 with 0.3 (mean error 32%, 22%, 20%), 43 with 0.4
+/// (mean 46%). Assumed the same on other devices.
+inline constexpr double kL2CleanShare = 0.3;
 
 /// @brief Tile-granular, fully associative LRU write-back cache.
 class L2Cache {
@@ -113,10 +122,9 @@ class L2Cache {
     bool dirty;
     std::uint64_t written;  // when it was last written (see written_)
     bool recent;            // in recent_ (else in old_)
+    bool read = false;      // read since it came into the cache
   };
-  struct KeyHash {
-    std::size_t operator()(const TileKey& k) const noexcept;
-  };
+  using KeyHash = L2KeyHash;
   using Lru = std::list<Entry>;  // front = most recently used
 
   /// Evicts least recently used tiles until `bytes` more fit; returns dirty bytes evicted.

@@ -1,7 +1,8 @@
 // PartitionedL2: an L2 split into partitions, as on A100, H100 and H200.
 //
 // Model (stated, and measured against a GPU in docs/results):
-//  - the L2 is `partitions` equal caches (L2Cache each, capacity L2 / P);
+//  - the L2 is `partitions` equal caches (capacity L2 / P each): SetL2Cache
+//    with the device's ways (l2_sets.hpp), or L2Cache with 0 ways;
 //  - every address has one home partition; addresses are hashed finely, so
 //    each tile's sectors spread evenly: partition k is home to 1/P of them;
 //  - an SM sits next to one partition (SM s: partition s mod P): consecutive
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "fasim/l2_cache.hpp"
+#include "fasim/l2_sets.hpp"
 
 namespace fasim {
 
@@ -39,7 +41,7 @@ class PartitionedL2 {
   /// out in turn; each partition keeps at most `dirty_share` of itself dirty
   /// and writes back the dirty tiles in its least recently used `clean_share`.
   PartitionedL2(std::int64_t capacity_bytes, std::int64_t partitions, std::int64_t sms,
-                std::int64_t sector_bytes, double dirty_share = kL2DirtyShare,
+                std::int64_t sector_bytes, std::int64_t ways = 0, double dirty_share = kL2DirtyShare,
                 double clean_share = kL2CleanShare);
 
   /// @brief A read of `bytes` (sector-rounded) of tile `key` by SM `sm`.
@@ -49,12 +51,14 @@ class PartitionedL2 {
   /// @brief Puts a clean tile at home (a warm start); false if it does not fit.
   bool preload(const TileKey& key, std::int64_t bytes);
 
+  /// @brief Counts write-backs that accrued and are not yet counted (set model); returns the bytes.
+  std::int64_t settle();
   /// @brief Bytes of dirty tiles now in the cache (all partitions).
   std::int64_t dirty_bytes() const;
   /// @brief Bytes of all tiles now in the cache, copies included.
   std::int64_t used_bytes() const;
   /// @brief Number of partitions.
-  std::int64_t partitions() const { return static_cast<std::int64_t>(parts_.size()); }
+  std::int64_t partitions() const { return static_cast<std::int64_t>(parts_.size() + sets_.size()); }
   /// @brief The partition next to SM `sm`.
   std::int64_t partition_of(std::int64_t sm) const;
 
@@ -62,7 +66,13 @@ class PartitionedL2 {
   /// Bytes of a `bytes`-byte tile homed in partition k: its sectors dealt out evenly.
   std::int64_t share(std::int64_t bytes, std::int64_t k) const;
 
+  template <class Cache>
+  L2Access read_in(std::vector<Cache>& parts, const TileKey& key, std::int64_t bytes, std::int64_t sm) const;
+  template <class Cache>
+  L2Access write_in(std::vector<Cache>& parts, const TileKey& key, std::int64_t bytes, std::int64_t sm) const;
+
   std::vector<L2Cache> parts_;
+  std::vector<SetL2Cache> sets_;
   std::int64_t sms_;
   std::int64_t sector_;
 };

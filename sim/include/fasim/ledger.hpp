@@ -61,6 +61,9 @@ class Ledger {
     ++steps_;
   }
 
+  /// @brief Adds DRAM write-backs that no Step caused (counted at the end).
+  void record_dram_write(TensorId t, std::int64_t bytes) { cache_[index(t)].dram_write_bytes += bytes; }
+
   /// @brief HBM traffic of one tensor.
   const Traffic& hbm(TensorId t) const { return hbm_[index(t)]; }
   /// @brief HBM traffic of all tensors together.

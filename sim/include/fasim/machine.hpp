@@ -66,6 +66,8 @@ class Machine {
 
   /// @brief Starts a kernel: per-kernel busy times restart from zero.
   void begin_kernel();
+  /// @brief Counts L2 write-backs that accrued and are not yet counted; returns the bytes.
+  std::int64_t settle_l2() { return l2_.settle(); }
   /// @brief Times step s of a block with clock c; fills its L2, DRAM and time fields.
   void run(Step& s, BlockClock& c);
   /// @brief Busy seconds of each resource since begin_kernel.

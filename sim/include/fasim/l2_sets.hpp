@@ -1,0 +1,142 @@
+// SetL2Cache: the L2 of l2_cache.hpp, but with sets: each line lives in one
+// set of `ways` lines, so it leaves when `ways` other lines of its set have
+// been used since it was, not when the whole cache has turned over.
+//
+// Model (stated, and measured against a GPU in docs/results):
+//  - lines are hashed to sets evenly at random: after a tile was last used,
+//    D other bytes used since land W * D / C lines in its set on average,
+//    Poisson distributed (C the capacity, W the ways);
+//  - a line is still in L2 while fewer than W of those lines came after it
+//    (LRU within the set). So a tile last used D bytes ago is in L2 with the
+//    chance P(Poisson(W (D + b) / C) < W), b its own bytes, and a read hits
+//    that share of its bytes. As W grows this is the fully associative LRU
+//    of L2Cache: every byte while D + b <= C, none after;
+//  - dirty data goes to DRAM when it ages past the most recent (1 - s) W
+//    lines of its set (s the clean share, as in L2Cache): the chance
+//    P(Poisson(W (D + b) / ((1 - s) C)) >= W). Evicted data was written
+//    back before it left, so a dirty tile's write-back is never lost;
+//  - at most kL2DirtyShare of the cache holds dirty data, as in L2Cache;
+//  - dirty data read since it came in goes back only as it leaves (as in
+//    L2Cache: flash1's O);
+//  - the bytes are expectations, counted as they accrue: on every access of a
+//    tile, and for every dirty tile each time C / 4 bytes have been used
+//    (settle() counts the rest at the end). Rounded to whole bytes with the
+//    remainder carried, so totals are exact sums of the expectations;
+//  - with 0 ways (one set) every chance is 1 or 0 and this is L2Cache,
+//    access for access (tests/test_l2_sets.cpp).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <list>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "fasim/l2_cache.hpp"
+
+namespace fasim {
+
+/// @brief Tile-granular write-back cache whose lines live in W-way sets.
+class SetL2Cache {
+ public:
+  /// @brief An empty cache of `capacity_bytes` in `ways`-way sets; the
+  /// dirty and clean shares as in L2Cache.
+  SetL2Cache(std::int64_t capacity_bytes, int ways, double dirty_share = kL2DirtyShare,
+             double clean_share = kL2CleanShare);
+
+  /// @brief A read of `bytes` of tile `key`: the share still in L2 hits.
+  L2Access read(const TileKey& key, std::int64_t bytes);
+  /// @brief A write of `bytes` of tile `key`: the tile becomes dirty.
+  L2Access write(const TileKey& key, std::int64_t bytes);
+  /// @brief Puts a clean tile in the cache (a warm start); false if it does not fit.
+  bool preload(const TileKey& key, std::int64_t bytes);
+  /// @brief Drops tile `key` if present, without writing it back (for clean copies).
+  void drop(const TileKey& key);
+  /// @brief Counts the write-backs that accrued since each dirty tile was
+  /// last counted; returns those bytes.
+  std::int64_t settle();
+
+  /// @brief Bytes of dirty data now in the cache (expected, whole bytes).
+  std::int64_t dirty_bytes() const;
+  /// @brief Bytes of data now in the cache (expected, whole bytes).
+  std::int64_t used_bytes() const;
+  /// @brief The cache's size.
+  std::int64_t capacity_bytes() const { return capacity_; }
+
+  /// @brief The chance a tile used `since` bytes ago, `bytes` long, is still in L2.
+  double resident(std::int64_t since, std::int64_t bytes) const;
+  /// @brief The share of a tile written `since` bytes ago that is still dirty.
+  double still_dirty(std::int64_t since, std::int64_t bytes) const;
+
+ private:
+  struct Entry {
+    TileKey key;
+    std::int64_t bytes;
+    double dirty = 0;        // share of the bytes dirty when last used
+    double backed = 0;       // share of those written back since (counted)
+    std::uint64_t written = 0;  // when last written (for the dirty limit)
+    std::uint64_t stamp = 0;    // in far_: when it left near_
+    bool near = true;        // in near_ (else in far_)
+    bool read = false;       // read since it came into the cache
+    bool listed = false;     // in dirty_tiles_, at dirty_at
+    std::list<std::list<Entry>::iterator>::iterator dirty_at{};
+  };
+  using Lru = std::list<Entry>;  // front = most recently used
+
+  /// P(Poisson(W x) < W): the chance a line survives x capacities of other lines.
+  double survive(double x) const;
+  /// Bytes used since entry e was (other tiles, each counted once). 0 in
+  /// near_, where every tile is surely in L2 and dirty (the same to
+  /// resident() and still_dirty(), and no tree walk).
+  std::int64_t since(const Entry& e) const;
+  /// Counts e's write-backs up to `d` bytes since its use; adds them to wb_.
+  void account(Entry& e, std::int64_t d);
+  /// Makes e the most recently used tile.
+  void use(Lru::iterator it);
+  /// Inserts a new tile, most recently used.
+  Lru::iterator insert(const TileKey& key, std::int64_t bytes);
+  /// Moves the least recently used tiles of near_ to far_ while near_ holds
+  /// more than sure_bytes_.
+  void age();
+  /// Adds `bytes` used; every C / 16 sweeps the dirty tiles.
+  void used(std::int64_t bytes);
+  /// Accounts every dirty tile, drops tiles that are surely gone.
+  void sweep();
+  /// Puts a dirty tile in dirty_tiles_ (once) / takes it out.
+  void list_dirty(Lru::iterator it);
+  void unlist_dirty(Entry& e);
+  /// Writes back the oldest written dirty tiles until within the dirty limit.
+  void limit_dirty();
+  /// Fenwick tree over the stamps of far_: bytes of the tile with that stamp.
+  void fen_add(std::uint64_t stamp, std::int64_t bytes);
+  std::int64_t fen_prefix(std::uint64_t stamp) const;
+  std::uint64_t next_stamp();
+  /// Whole bytes of an expectation, the remainder carried in `carry`.
+  static std::int64_t whole(double bytes, double& carry);
+
+  std::int64_t capacity_;
+  int ways_;
+  double dirty_limit_;
+  double clean_share_;
+  // Recency order is near_ then far_. near_ holds the most recently used
+  // tiles, at most sure_bytes_ of them: surely in L2 and surely still dirty.
+  // far_ the rest, numbered by a Fenwick tree to count bytes used since.
+  Lru near_, far_;
+  std::int64_t near_bytes_ = 0, far_bytes_ = 0;
+  std::int64_t sure_bytes_ = 0;
+  std::unordered_map<TileKey, Lru::iterator, L2KeyHash> index_;
+  std::vector<std::int64_t> fen_;  // 1-based
+  std::uint64_t clock_ = 0;
+  double dirty_ = 0;             // expected dirty bytes, as last counted
+  double wb_ = 0;                // write-back bytes counted, not yet reported
+  double wb_carry_ = 0, miss_carry_ = 0;
+  std::int64_t since_sweep_ = 0;
+  std::deque<std::pair<TileKey, std::uint64_t>> writes_;
+  std::list<Lru::iterator> dirty_tiles_;  // tiles with bytes not yet written back
+  std::uint64_t write_clock_ = 0;
+  static constexpr int kSteps = 1024;  // table steps per capacity
+  std::vector<double> table_;          // survive(i / kSteps)
+};
+
+}  // namespace fasim

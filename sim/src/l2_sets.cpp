@@ -1,0 +1,322 @@
+#include "fasim/l2_sets.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+namespace fasim {
+
+namespace {
+// P(Poisson(lambda) < w): the chance fewer than w lines came after one in its set.
+double fewer_than(double lambda, int w) {
+  if (lambda <= 0) return 1.0;
+  double term = std::exp(-lambda), sum = term;
+  for (int k = 1; k < w; ++k) {
+    term *= lambda / k;
+    sum += term;
+  }
+  return std::min(sum, 1.0);
+}
+constexpr double kGone = 1e-7;  // a tile this unlikely to be in L2 is dropped
+constexpr double kSure = 1 - 1e-12;  // a chance this close to 1 is taken as 1
+}  // namespace
+
+SetL2Cache::SetL2Cache(std::int64_t capacity_bytes, int ways, double dirty_share, double clean_share)
+    : capacity_(capacity_bytes),
+      ways_(ways),
+      dirty_limit_(static_cast<double>(capacity_bytes) * dirty_share),
+      clean_share_(clean_share),
+      fen_(std::size_t{1} << 12, 0) {
+  const double dirty_room = static_cast<double>(capacity_bytes) * (1 - clean_share);
+  if (ways_ <= 0) {  // one fully associative set: sure up to the recent part, as L2Cache
+    sure_bytes_ = static_cast<std::int64_t>(dirty_room);
+    return;
+  }
+  std::size_t sure = 0;
+  for (int i = 0;; ++i) {  // until the chance is negligible
+    const double p = fewer_than(ways_ * static_cast<double>(i) / kSteps, ways_);
+    table_.push_back(p);
+    if (p >= kSure) sure = static_cast<std::size_t>(i);
+    if (p < kGone) break;
+  }
+  sure_bytes_ = static_cast<std::int64_t>(dirty_room * static_cast<double>(sure) / kSteps);
+}
+
+double SetL2Cache::survive(double x) const {
+  if (ways_ <= 0) return x <= 1.0 ? 1.0 : 0.0;
+  const double at = x * kSteps;
+  const auto i = static_cast<std::size_t>(at);
+  if (i + 1 >= table_.size()) return 0.0;
+  const double f = at - static_cast<double>(i);
+  return table_[i] + f * (table_[i + 1] - table_[i]);
+}
+
+double SetL2Cache::resident(std::int64_t since, std::int64_t bytes) const {
+  return survive(static_cast<double>(since + bytes) / static_cast<double>(capacity_));
+}
+
+double SetL2Cache::still_dirty(std::int64_t since, std::int64_t bytes) const {
+  return survive(static_cast<double>(since + bytes) / (static_cast<double>(capacity_) * (1 - clean_share_)));
+}
+
+std::int64_t SetL2Cache::whole(double bytes, double& carry) {
+  const double t = bytes + carry;
+  const double w = std::floor(t + 1e-9);
+  carry = std::max(0.0, t - w);
+  return static_cast<std::int64_t>(w);
+}
+
+void SetL2Cache::fen_add(std::uint64_t stamp, std::int64_t bytes) {
+  for (std::size_t i = stamp; i < fen_.size(); i += i & (~i + 1)) fen_[i] += bytes;
+}
+
+std::int64_t SetL2Cache::fen_prefix(std::uint64_t stamp) const {
+  std::int64_t s = 0;
+  for (std::size_t i = stamp; i > 0; i -= i & (~i + 1)) s += fen_[i];
+  return s;
+}
+
+std::uint64_t SetL2Cache::next_stamp() {
+  if (clock_ + 1 >= fen_.size()) {  // out of stamps: number far_ again, oldest first
+    fen_.assign(std::max<std::size_t>(std::size_t{1} << 12, 4 * far_.size()), 0);
+    clock_ = 0;
+    for (auto it = far_.rbegin(); it != far_.rend(); ++it) {
+      it->stamp = ++clock_;
+      fen_add(it->stamp, it->bytes);
+    }
+  }
+  return ++clock_;
+}
+
+std::int64_t SetL2Cache::since(const Entry& e) const {
+  if (e.near) return 0;
+  return near_bytes_ + far_bytes_ - fen_prefix(e.stamp);
+}
+
+void SetL2Cache::account(Entry& e, std::int64_t d) {
+  if (e.dirty <= 0) return;
+  // Data read since it came in goes back only as it leaves (see l2_cache.hpp).
+  const double back = 1.0 - (e.read ? resident(d, e.bytes) : still_dirty(d, e.bytes));
+  if (back <= e.backed) return;
+  const double bytes = static_cast<double>(e.bytes) * e.dirty * (back - e.backed);
+  wb_ += bytes;
+  dirty_ -= bytes;
+  e.backed = back;
+  if (back >= 1.0) {  // all of it is back: clean
+    e.dirty = 0;
+    unlist_dirty(e);
+  }
+}
+
+void SetL2Cache::list_dirty(Lru::iterator it) {
+  if (it->listed) return;
+  it->dirty_at = dirty_tiles_.insert(dirty_tiles_.end(), it);
+  it->listed = true;
+}
+
+void SetL2Cache::unlist_dirty(Entry& e) {
+  if (!e.listed) return;
+  dirty_tiles_.erase(e.dirty_at);
+  e.listed = false;
+}
+
+void SetL2Cache::age() {
+  while (near_bytes_ > sure_bytes_ && near_.size() > 1) {
+    const auto last = std::prev(near_.end());
+    last->near = false;
+    last->stamp = next_stamp();
+    fen_add(last->stamp, last->bytes);
+    near_bytes_ -= last->bytes;
+    far_bytes_ += last->bytes;
+    far_.splice(far_.begin(), near_, last);
+  }
+}
+
+void SetL2Cache::use(Lru::iterator it) {
+  if (it->near) {
+    near_.splice(near_.begin(), near_, it);
+    return;
+  }
+  fen_add(it->stamp, -it->bytes);
+  far_bytes_ -= it->bytes;
+  near_bytes_ += it->bytes;
+  it->near = true;
+  near_.splice(near_.begin(), far_, it);
+}
+
+SetL2Cache::Lru::iterator SetL2Cache::insert(const TileKey& key, std::int64_t bytes) {
+  near_.push_front(Entry{.key = key, .bytes = bytes});
+  index_.emplace(key, near_.begin());
+  near_bytes_ += bytes;
+  return near_.begin();
+}
+
+void SetL2Cache::used(std::int64_t bytes) {
+  age();
+  since_sweep_ += bytes;
+  if (since_sweep_ * 4 >= capacity_) {
+    since_sweep_ = 0;
+    sweep();
+  }
+}
+
+void SetL2Cache::sweep() {
+  for (auto d = dirty_tiles_.begin(); d != dirty_tiles_.end();) {
+    const Lru::iterator it = *d++;  // account() may take it out of the list
+    account(*it, since(*it));
+  }
+  // Drop the oldest tiles while they are surely gone. The oldest tile was
+  // used before every other: all the others' bytes came after it.
+  while (!far_.empty()) {
+    Entry& e = far_.back();
+    if (resident(near_bytes_ + far_bytes_ - e.bytes, e.bytes) >= kGone) break;
+    const double left = static_cast<double>(e.bytes) * e.dirty * (1.0 - e.backed);
+    wb_ += left;
+    dirty_ -= left;
+    unlist_dirty(e);
+    fen_add(e.stamp, -e.bytes);
+    far_bytes_ -= e.bytes;
+    index_.erase(e.key);
+    far_.pop_back();
+  }
+  if (near_.empty() && far_.empty()) dirty_ = 0;
+}
+
+void SetL2Cache::limit_dirty() {
+  while (dirty_ > dirty_limit_ && !writes_.empty()) {
+    const auto [key, when] = writes_.front();
+    writes_.pop_front();
+    const auto it = index_.find(key);
+    if (it == index_.end() || it->second->written != when || it->second->dirty <= 0) continue;
+    Entry& e = *it->second;
+    const double left = static_cast<double>(e.bytes) * e.dirty * (1.0 - e.backed);
+    wb_ += left;
+    dirty_ -= left;
+    e.dirty = 0;
+    e.backed = 0;
+    unlist_dirty(e);
+  }
+  if (writes_.size() > 2 * index_.size() + 64) {
+    std::deque<std::pair<TileKey, std::uint64_t>> current;
+    for (const auto& w : writes_) {
+      const auto it = index_.find(w.first);
+      if (it != index_.end() && it->second->dirty > 0 && it->second->written == w.second) current.push_back(w);
+    }
+    writes_.swap(current);
+  }
+}
+
+L2Access SetL2Cache::read(const TileKey& key, std::int64_t bytes) {
+  L2Access a;
+  auto found = index_.find(key);
+  if (found != index_.end()) {
+    Entry& e = *found->second;
+    const std::int64_t d = since(e);
+    account(e, d);
+    const double p = resident(d, e.bytes);
+    a.miss_bytes = p >= 1.0 ? 0 : std::min(bytes, whole(static_cast<double>(bytes) * (1.0 - p), miss_carry_));
+    a.hit_bytes = bytes - a.miss_bytes;
+    e.dirty *= 1.0 - e.backed;  // the share not yet written back stays dirty
+    e.backed = 0;
+    e.read = p >= 0.5;  // read in L2, or (mostly) come in anew
+    use(found->second);
+  } else {
+    a.miss_bytes = bytes;
+    if (bytes <= capacity_) insert(key, bytes);
+  }
+  used(bytes);
+  a.writeback_bytes = whole(wb_, wb_carry_);
+  wb_ = 0;
+  return a;
+}
+
+L2Access SetL2Cache::write(const TileKey& key, std::int64_t bytes) {
+  L2Access a;
+  a.hit_bytes = bytes;
+  if (bytes > capacity_) {
+    a.writeback_bytes = bytes;
+    return a;
+  }
+  auto found = index_.find(key);
+  Lru::iterator it;
+  if (found != index_.end()) {
+    it = found->second;
+    const std::int64_t d = since(*it);
+    account(*it, d);
+    if (resident(d, it->bytes) < 0.5) it->read = false;  // (mostly) comes in anew
+    dirty_ += static_cast<double>(it->bytes) * (1.0 - it->dirty * (1.0 - it->backed));
+    use(it);
+  } else {
+    it = insert(key, bytes);
+    dirty_ += static_cast<double>(bytes);
+  }
+  it->dirty = 1.0;
+  it->backed = 0;
+  list_dirty(it);
+  it->written = ++write_clock_;
+  writes_.emplace_back(key, it->written);
+  limit_dirty();
+  used(bytes);
+  a.writeback_bytes = whole(wb_, wb_carry_);
+  wb_ = 0;
+  return a;
+}
+
+bool SetL2Cache::preload(const TileKey& key, std::int64_t bytes) {
+  if (index_.count(key)) return true;
+  if (near_bytes_ + far_bytes_ + bytes > capacity_) return false;
+  insert(key, bytes);
+  age();
+  return true;
+}
+
+void SetL2Cache::drop(const TileKey& key) {
+  const auto found = index_.find(key);
+  if (found == index_.end()) return;
+  Entry& e = *found->second;
+  dirty_ -= static_cast<double>(e.bytes) * e.dirty * (1.0 - e.backed);
+  unlist_dirty(e);
+  if (e.near) {
+    near_bytes_ -= e.bytes;
+    near_.erase(found->second);
+  } else {
+    fen_add(e.stamp, -e.bytes);
+    far_bytes_ -= e.bytes;
+    far_.erase(found->second);
+  }
+  index_.erase(found);
+}
+
+std::int64_t SetL2Cache::settle() {
+  sweep();
+  const std::int64_t w = whole(wb_, wb_carry_);
+  wb_ = 0;
+  return w;
+}
+
+std::int64_t SetL2Cache::dirty_bytes() const {
+  double sum = 0;
+  std::int64_t d = 0;
+  for (const Lru* l : {&near_, &far_})
+    for (const Entry& e : *l) {
+      if (e.dirty > 0) {
+        const double left = e.read ? resident(d, e.bytes) : still_dirty(d, e.bytes);
+        sum += static_cast<double>(e.bytes) * e.dirty * std::min(1.0 - e.backed, left);
+      }
+      d += e.bytes;
+    }
+  return std::llround(sum);
+}
+
+std::int64_t SetL2Cache::used_bytes() const {
+  double sum = 0;
+  std::int64_t d = 0;
+  for (const Lru* l : {&near_, &far_})
+    for (const Entry& e : *l) {
+      sum += static_cast<double>(e.bytes) * resident(d, e.bytes);
+      d += e.bytes;
+    }
+  return std::llround(sum);
+}
+
+}  // namespace fasim
