@@ -114,3 +114,17 @@ TEST_CASE("SetL2Cache: more ways, a sharper edge at the capacity", "[l2]") {
   CHECK(one.resident(C + 1, 0) == 0.0);
   CHECK(kL2Ways == 32);
 }
+
+TEST_CASE("L2 caches: a read of part of a tile brings in the whole tile", "[l2]") {
+  // PartitionedL2 asks a home partition for the part a copy missed; the tile
+  // that comes in is still the whole tile.
+  SetL2Cache sets(1 << 20, 32);
+  L2Cache lru(1 << 20);
+  const TileKey k = tile(TensorId::K, 0);
+  CHECK(sets.read(k, 40, 100).miss_bytes == 40);
+  CHECK(lru.read(k, 40, 100).miss_bytes == 40);
+  CHECK(sets.used_bytes() == 100);
+  CHECK(lru.used_bytes() == 100);
+  CHECK(sets.read(k, 100).hit_bytes == 100);
+  CHECK(lru.read(k, 100).hit_bytes == 100);
+}

@@ -105,7 +105,7 @@ std::int64_t L2Cache::written(Entry& e) {
   return back;
 }
 
-L2Access L2Cache::read(const TileKey& key, std::int64_t bytes) {
+L2Access L2Cache::read(const TileKey& key, std::int64_t bytes, std::int64_t tile_bytes) {
   L2Access a;
   auto it = index_.find(key);
   if (it != index_.end()) {
@@ -115,9 +115,10 @@ L2Access L2Cache::read(const TileKey& key, std::int64_t bytes) {
     return a;
   }
   a.miss_bytes = bytes;
-  if (bytes > capacity_) return a;  // streams through without being kept
-  a.writeback_bytes = make_room(bytes);
-  a.writeback_bytes += insert(key, bytes, false).second;
+  const std::int64_t size = tile_bytes > 0 ? tile_bytes : bytes;
+  if (size > capacity_) return a;  // streams through without being kept
+  a.writeback_bytes = make_room(size);
+  a.writeback_bytes += insert(key, size, false).second;
   return a;
 }
 

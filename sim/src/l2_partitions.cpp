@@ -34,7 +34,7 @@ L2Access PartitionedL2::read_in(std::vector<Cache>& parts, const TileKey& key, s
     const L2Access c = parts[static_cast<std::size_t>(near)].read(copy_of(key), b);
     total.writeback_bytes += c.writeback_bytes;
     total.hit_bytes += c.hit_bytes;
-    if (c.miss_bytes > 0) add(total, home.read(key, c.miss_bytes));
+    if (c.miss_bytes > 0) add(total, home.read(key, c.miss_bytes, b));  // the rest, of a b-byte tile
   }
   return total;
 }

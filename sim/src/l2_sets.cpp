@@ -206,7 +206,7 @@ void SetL2Cache::limit_dirty() {
   }
 }
 
-L2Access SetL2Cache::read(const TileKey& key, std::int64_t bytes) {
+L2Access SetL2Cache::read(const TileKey& key, std::int64_t bytes, std::int64_t tile_bytes) {
   L2Access a;
   auto found = index_.find(key);
   if (found != index_.end()) {
@@ -222,7 +222,8 @@ L2Access SetL2Cache::read(const TileKey& key, std::int64_t bytes) {
     use(found->second);
   } else {
     a.miss_bytes = bytes;
-    if (bytes <= capacity_) insert(key, bytes);
+    const std::int64_t size = tile_bytes > 0 ? tile_bytes : bytes;
+    if (size <= capacity_) insert(key, size);
   }
   used(bytes);
   a.writeback_bytes = whole(wb_, wb_carry_);

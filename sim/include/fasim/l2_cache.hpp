@@ -94,8 +94,9 @@ class L2Cache {
   explicit L2Cache(std::int64_t capacity_bytes, double dirty_share = kL2DirtyShare,
                    double clean_share = kL2CleanShare);
 
-  /// @brief A read of `bytes` (sector-rounded) of tile `key`.
-  L2Access read(const TileKey& key, std::int64_t bytes);
+  /// @brief A read of `bytes` (sector-rounded) of tile `key`, whose size is
+  /// `tile_bytes` (0: the read is the whole tile).
+  L2Access read(const TileKey& key, std::int64_t bytes, std::int64_t tile_bytes = 0);
   /// @brief A write of `bytes` (sector-rounded) of tile `key`: the tile becomes dirty.
   L2Access write(const TileKey& key, std::int64_t bytes);
   /// @brief Puts a clean tile in the cache (a warm start); false if it does not fit.

@@ -45,8 +45,9 @@ class SetL2Cache {
   SetL2Cache(std::int64_t capacity_bytes, int ways, double dirty_share = kL2DirtyShare,
              double clean_share = kL2CleanShare);
 
-  /// @brief A read of `bytes` of tile `key`: the share still in L2 hits.
-  L2Access read(const TileKey& key, std::int64_t bytes);
+  /// @brief A read of `bytes` of tile `key`, whose size is `tile_bytes` (0:
+  /// the read is the whole tile): the share still in L2 hits.
+  L2Access read(const TileKey& key, std::int64_t bytes, std::int64_t tile_bytes = 0);
   /// @brief A write of `bytes` of tile `key`: the tile becomes dirty.
   L2Access write(const TileKey& key, std::int64_t bytes);
   /// @brief Puts a clean tile in the cache (a warm start); false if it does not fit.

@@ -61,7 +61,9 @@ class Ledger {
     ++steps_;
   }
 
-  /// @brief Adds DRAM write-backs that no Step caused (counted at the end).
+  /// @brief Adds DRAM write-backs that no Step caused: what the set model of
+  /// the L2 counts at the end (PartitionedL2::settle), charged to tensor `t`
+  /// (the simulation passes its last step's, as evictions go to the evicting step's).
   void record_dram_write(TensorId t, std::int64_t bytes) { cache_[index(t)].dram_write_bytes += bytes; }
 
   /// @brief HBM traffic of one tensor.
