@@ -258,8 +258,10 @@ TEST_CASE("[l2] ways is optional: kL2Ways when left out, 0 (fully associative) o
   CHECK(parse_mydev("sector_bytes = 16", "sector_bytes = 16\nways = 16").l2_ways == 16);
   REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 16\nways = -1"),
                       Contains("[l2] ways must be an integer, 0 or more, got -1"));
-  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 16\nways = 4096"),
-                      Contains("[l2] ways (4096) must not exceed the lines of one partition (2048)"));
+  REQUIRE_THROWS_WITH(parse_mydev("bytes = 131072\n", "bytes = 32768\nways = 1024\n"),
+                      Contains("[l2] ways (1024) must not exceed the lines of one partition (512)"));
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 16\nways = 99999"),
+                      Contains("[l2] ways (99999) must be at most 1024; use 0 for one fully associative set"));
   for (const char* name : {"a100", "h100", "h200"}) CHECK(fasim::load_device(name).l2_ways == 32);
   CHECK(fasim::load_device("toy").l2_ways == 0);
 }

@@ -113,6 +113,10 @@ TEST_CASE("SetL2Cache: more ways, a sharper edge at the capacity", "[l2]") {
   CHECK(one.resident(C, 0) == 1.0);
   CHECK(one.resident(C + 1, 0) == 0.0);
   CHECK(kL2Ways == 32);
+  // The most ways a profile may give: no underflow (exp(-1024) is 0 in a double).
+  SetL2Cache most(C, static_cast<int>(kL2MaxWays));
+  CHECK(most.resident(9 * C / 10, 0) > 0.99);
+  CHECK(most.resident(11 * C / 10, 0) < 0.01);
 }
 
 TEST_CASE("L2 caches: a read of part of a tile brings in the whole tile", "[l2]") {

@@ -261,6 +261,9 @@ void check_consistency(const Reader& r, const DeviceSpec& d) {
     r.fail(r.pos("l2", "partitions"), "[l2] partitions (" + std::to_string(d.l2_partitions) +
                                           ") must not exceed [compute] sm_count (" + std::to_string(d.sm_count) +
                                           "); every partition serves at least one SM");
+  if (d.l2_ways > kL2MaxWays)
+    r.fail(r.pos("l2", "ways"), "[l2] ways (" + std::to_string(d.l2_ways) + ") must be at most " +
+                                    std::to_string(kL2MaxWays) + "; use 0 for one fully associative set");
   if (d.l2_ways > d.l2_bytes / (d.l2_line_bytes * d.l2_partitions))
     r.fail(r.pos("l2", "ways"), "[l2] ways (" + std::to_string(d.l2_ways) + ") must not exceed the lines of one partition (" +
                                     std::to_string(d.l2_bytes / (d.l2_line_bytes * d.l2_partitions)) +

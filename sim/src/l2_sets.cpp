@@ -7,13 +7,14 @@
 namespace fasim {
 
 namespace {
-// P(Poisson(lambda) < w): the chance fewer than w lines came after one in its set.
+// P(Poisson(lambda) < w): the chance fewer than w lines came after one in its
+// set. Terms by logarithms: exp(-lambda) alone underflows for lambda > 745.
 double fewer_than(double lambda, int w) {
   if (lambda <= 0) return 1.0;
-  double term = std::exp(-lambda), sum = term;
-  for (int k = 1; k < w; ++k) {
-    term *= lambda / k;
-    sum += term;
+  double log_term = -lambda, sum = 0;
+  for (int k = 0; k < w; ++k) {
+    if (k > 0) log_term += std::log(lambda / k);
+    sum += std::exp(log_term);
   }
   return std::min(sum, 1.0);
 }

@@ -17,6 +17,9 @@ namespace fasim {
 /// DRAM reads within 10% at 54, 56 and 54 of 60 points (mean error 4.5%,
 /// 2.2%, 3.6%); with one fully associative set, 56 (mean 5.1%, max 80%).
 inline constexpr std::int64_t kL2Ways = 32;
+/// @brief The most ways a profile may give: beyond it, a set is as good as
+/// fully associative (0 ways), and its table of chances costs more to build.
+inline constexpr std::int64_t kL2MaxWays = 1024;
 }  // namespace fasim
 
 namespace fasim {
