@@ -171,10 +171,7 @@ void SetL2Cache::sweep() {
   while (!far_.empty()) {
     Entry& e = far_.back();
     if (resident(near_bytes_ + far_bytes_ - e.bytes, e.bytes) >= kGone) break;
-    const double left = static_cast<double>(e.bytes) * e.dirty * (1.0 - e.backed);
-    wb_ += left;
-    dirty_ -= left;
-    unlist_dirty(e);
+    write_back_rest(e);
     fen_add(e.stamp, -e.bytes);
     far_bytes_ -= e.bytes;
     index_.erase(e.key);
@@ -189,13 +186,7 @@ void SetL2Cache::limit_dirty() {
     writes_.pop_front();
     const auto it = index_.find(key);
     if (it == index_.end() || it->second->written != when || it->second->dirty <= 0) continue;
-    Entry& e = *it->second;
-    const double left = static_cast<double>(e.bytes) * e.dirty * (1.0 - e.backed);
-    wb_ += left;
-    dirty_ -= left;
-    e.dirty = 0;
-    e.backed = 0;
-    unlist_dirty(e);
+    write_back_rest(*it->second);
   }
   if (writes_.size() > 2 * index_.size() + 64) {
     std::deque<std::pair<TileKey, std::uint64_t>> current;
@@ -227,8 +218,7 @@ L2Access SetL2Cache::read(const TileKey& key, std::int64_t bytes, std::int64_t t
     if (size <= capacity_) insert(key, size);
   }
   used(bytes);
-  a.writeback_bytes = whole(wb_, wb_carry_);
-  wb_ = 0;
+  a.writeback_bytes = take_writebacks();
   return a;
 }
 
@@ -259,8 +249,7 @@ L2Access SetL2Cache::write(const TileKey& key, std::int64_t bytes) {
   writes_.emplace_back(key, it->written);
   limit_dirty();
   used(bytes);
-  a.writeback_bytes = whole(wb_, wb_carry_);
-  wb_ = 0;
+  a.writeback_bytes = take_writebacks();
   return a;
 }
 
@@ -291,6 +280,19 @@ void SetL2Cache::drop(const TileKey& key) {
 
 std::int64_t SetL2Cache::settle() {
   sweep();
+  return take_writebacks();
+}
+
+void SetL2Cache::write_back_rest(Entry& e) {
+  const double left = static_cast<double>(e.bytes) * e.dirty * (1.0 - e.backed);
+  wb_ += left;
+  dirty_ -= left;
+  e.dirty = 0;
+  e.backed = 0;
+  unlist_dirty(e);
+}
+
+std::int64_t SetL2Cache::take_writebacks() {
   const std::int64_t w = whole(wb_, wb_carry_);
   wb_ = 0;
   return w;

@@ -107,6 +107,10 @@ class SetL2Cache {
   /// Puts a dirty tile in dirty_tiles_ (once) / takes it out.
   void list_dirty(Lru::iterator it);
   void unlist_dirty(Entry& e);
+  /// Writes back what is still dirty of e (counted now); e is clean after.
+  void write_back_rest(Entry& e);
+  /// The write-back bytes counted since the last call, whole (remainder carried).
+  std::int64_t take_writebacks();
   /// Writes back the oldest written dirty tiles until within the dirty limit.
   void limit_dirty();
   /// Fenwick tree over the stamps of far_: bytes of the tile with that stamp.
