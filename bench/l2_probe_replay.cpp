@@ -1,0 +1,63 @@
+// fasim_l2_replay: the L2 churn probes recorded on a GPU (docs/results/
+// h200-2026-11-22-churn-probe.cu, .md) played through fasim's L2 model
+// (fasim/l2_probes.hpp), the model's DRAM bytes beside the GPU's.
+//
+//   fasim_l2_replay [probe.csv] [device] [clean share]
+//
+// Defaults: docs/results/h200-2026-11-22-churn-probe.csv, h200, and fasim's
+// clean share (kL2CleanShare); 0 turns the early write-back off.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "fasim/device_spec.hpp"
+#include "fasim/error.hpp"
+#include "fasim/l2_cache.hpp"
+#include "fasim/l2_probes.hpp"
+
+namespace {
+
+void print_row(const char* who, const std::vector<fasim::ProbeBytes>& kernels, bool writes) {
+  std::printf("    %-5s", who);
+  double sum = 0;
+  for (const fasim::ProbeBytes& b : kernels) {
+    const double v = writes ? b.written : b.read;
+    sum += v;
+    std::printf(" %5.1f", v);
+  }
+  std::printf("  | %6.1f\n", sum);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const std::string path = argc > 1 ? argv[1] : "docs/results/h200-2026-11-22-churn-probe.csv";
+  const fasim::DeviceSpec dev = fasim::load_device(argc > 2 ? argv[2] : "h200");
+  double clean = fasim::kL2CleanShare;
+  if (argc > 3) {
+    const std::string text = argv[3];
+    std::size_t used = 0;
+    try {
+      clean = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || !(clean >= 0 && clean < 1))
+      throw fasim::UserError("clean share '" + text + "' is not a number from 0 up to 1; give e.g. 0 or 0.3");
+  }
+  const auto probes = fasim::read_churn_probes(path);
+  std::printf("L2 churn probes: the GPU (%s) against fasim's L2 model (%s: %lld MiB, %lld partitions, %lld ways,\n",
+              path.c_str(), dev.name.c_str(), static_cast<long long>(dev.l2_bytes >> 20),
+              static_cast<long long>(dev.l2_partitions), static_cast<long long>(dev.l2_ways));
+  std::printf("clean share %.2f). MiB per kernel, then the sum.\n", clean);
+  for (const fasim::ProbeSequence& s : probes) {
+    const bool writes = s.x_mib > 0;
+    std::printf("  %s, DRAM %s\n", s.name.c_str(), writes ? "writes" : "reads");
+    print_row("GPU", s.gpu, writes);
+    print_row("model", fasim::replay_churn_probe(s, dev, clean), writes);
+  }
+  return 0;
+} catch (const fasim::UserError& e) {
+  std::fprintf(stderr, "fasim_l2_replay: %s\n", e.what());
+  return 2;
+}
