@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -16,6 +15,7 @@
 #include "fasim/device_spec.hpp"
 #include "fasim/error.hpp"
 #include "fasim/l2_probes.hpp"
+#include "cli_support.hpp"
 
 using namespace fasim;
 using Catch::Matchers::Contains;
@@ -28,14 +28,6 @@ double written(const std::vector<ProbeBytes>& k, std::size_t from = 0) {
   double sum = 0;
   for (std::size_t i = from; i < k.size(); ++i) sum += k[i].written;
   return sum;
-}
-
-std::string tmp_file(const std::string& name, const std::string& text) {
-  const std::filesystem::path dir = std::getenv("FASIM_TMP") ? std::getenv("FASIM_TMP") : "/tmp";
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / name).string();
-  std::ofstream(path) << text;
-  return path;
 }
 
 }  // namespace
@@ -72,6 +64,11 @@ TEST_CASE("L2 probes: sets and copies, no early write-back, write back what the 
 }
 
 TEST_CASE("L2 probes: a file that is not a probe recording is one clear line", "[l2][probes]") {
+  const test::ScratchDir dir;
+  auto tmp_file = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir.file(name)) << text;
+    return dir.file(name);
+  };
   CHECK_THROWS_WITH(read_churn_probes("/nonexistent/probe.csv"), Contains("cannot open '/nonexistent/probe.csv'"));
   const std::string header = "probe,sequence,x_mib,r_mib,kernel,dram_read_bytes,dram_write_bytes\n";
   CHECK_THROWS_WITH(read_churn_probes(tmp_file("probe-bad-header.csv", "a,b\n")),
