@@ -31,6 +31,13 @@ void print_row(const char* who, const std::vector<fasim::ProbeBytes>& kernels, b
 }  // namespace
 
 int main(int argc, char** argv) try {
+  if (argc > 1 && (std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help")) {
+    std::printf("usage: fasim_l2_replay [probe.csv] [device] [clean share]\n"
+                "Plays the L2 churn probes recorded on a GPU through fasim's L2 model; prints both.\n"
+                "Defaults: docs/results/h200-2026-11-22-churn-probe.csv, h200, fasim's clean share (0 = no early\n"
+                "write-back). See docs/results/h200-2026-11-22-churn-probe.md.\n");
+    return 0;
+  }
   const std::string path = argc > 1 ? argv[1] : "docs/results/h200-2026-11-22-churn-probe.csv";
   const fasim::DeviceSpec dev = fasim::load_device(argc > 2 ? argv[2] : "h200");
   double clean = fasim::kL2CleanShare;
