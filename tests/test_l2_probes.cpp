@@ -73,6 +73,15 @@ TEST_CASE("L2 probes: a file that is not a probe recording is one clear line", "
   const std::string header = "probe,sequence,x_mib,r_mib,kernel,dram_read_bytes,dram_write_bytes\n";
   CHECK_THROWS_WITH(read_churn_probes(tmp_file("probe-bad-header.csv", "a,b\n")),
                     Contains("its first line must be probe,sequence"));
+  // Blank lines and Windows line ends are read past.
+  const auto crlf = read_churn_probes(tmp_file("probe-crlf.csv", "probe,sequence,x_mib,r_mib,kernel,dram_read_bytes,"
+                                                                 "dram_write_bytes\r\n0,C2,0,20,read pass 1,20971520,"
+                                                                 "1048576\r\n\n"));
+  REQUIRE(crlf.size() == 1);
+  CHECK(crlf[0].name == "C2 R=20");
+  CHECK(crlf[0].gpu.size() == 1);
+  CHECK(crlf[0].gpu[0].read == 20.0);
+  CHECK(crlf[0].gpu[0].written == 1.0);
   CHECK_THROWS_WITH(read_churn_probes(tmp_file("probe-short.csv", header + "0,C1,8,16,write\n")),
                     Contains("probe-short.csv:2: expected 7 fields, found 5"));
   CHECK_THROWS_WITH(read_churn_probes(tmp_file("probe-seq.csv", header + "0,C9,8,16,write,0,0\n")),

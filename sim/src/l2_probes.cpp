@@ -49,10 +49,13 @@ std::vector<ProbeSequence> read_churn_probes(const std::string& path) {
   if (!in) throw UserError("cannot open '" + path + "'; give a churn-probe CSV such as docs/results/h200-2026-11-22-churn-probe.csv");
   const std::string header = "probe,sequence,x_mib,r_mib,kernel,dram_read_bytes,dram_write_bytes";
   std::string line;
-  if (!std::getline(in, line) || line != header)
+  if (std::getline(in, line) && !line.empty() && line.back() == '\r') line.pop_back();
+  if (line != header)
     throw UserError("'" + path + "' is not a churn-probe CSV: its first line must be " + header);
   std::vector<ProbeSequence> out;
   for (int n = 2; std::getline(in, line); ++n) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // a file saved with Windows line ends
+    if (line.empty()) continue;
     const std::string where = path + ":" + std::to_string(n);
     std::vector<std::string> f;
     std::stringstream s(line);
