@@ -2,11 +2,14 @@
 // h200-2026-11-22-churn-probe.cu, .md) played through fasim's L2 model
 // (fasim/l2_probes.hpp), the model's DRAM bytes beside the GPU's.
 //
-//   fasim_l2_replay [probe.csv] [device] [clean share]
+//   fasim_l2_replay [probe.csv] [device] [clean share] [sm-partition.txt]
 //
 // Defaults: docs/results/h200-2026-11-22-churn-probe.csv, h200, and fasim's
-// clean share (kL2CleanShare); 0 turns the early write-back off.
+// clean share (kL2CleanShare); 0 turns the early write-back off. With the
+// SM-partition probe's output, blocks go to SMs and SMs to L2 halves as that
+// GPU was measured to deal them, else as fasim deals them.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,10 +35,12 @@ void print_row(const char* who, const std::vector<fasim::ProbeBytes>& kernels, b
 
 int main(int argc, char** argv) try {
   if (argc > 1 && (std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help")) {
-    std::printf("usage: fasim_l2_replay [probe.csv] [device] [clean share]\n"
-                "Plays the L2 churn probes recorded on a GPU through fasim's L2 model; prints both.\n"
+    std::printf("usage: fasim_l2_replay [probe.csv] [device] [clean share] [sm-partition.txt]\n"
+                "Plays the L2 probes recorded on a GPU through fasim's L2 model; prints both.\n"
                 "Defaults: docs/results/h200-2026-11-22-churn-probe.csv, h200, fasim's clean share (0 = no early\n"
-                "write-back). See docs/results/h200-2026-11-22-churn-probe.md.\n");
+                "write-back), blocks dealt to SMs and SMs to L2 halves as fasim deals them; give the SM-partition\n"
+                "probe's output (docs/results/h200-2026-11-22-sm-partition-probe.txt) to deal them as that GPU did.\n"
+                "See docs/results/h200-2026-11-22-churn-probe.md and h200-2026-11-22-sm-partition-probe.md.\n");
     return 0;
   }
   const std::string path = argc > 1 ? argv[1] : "docs/results/h200-2026-11-22-churn-probe.csv";
@@ -53,15 +58,22 @@ int main(int argc, char** argv) try {
       throw fasim::UserError("clean share '" + text + "' is not a number from 0 up to 1; give e.g. 0 or 0.3");
   }
   const auto probes = fasim::read_churn_probes(path);
+  std::optional<fasim::SmLayout> layout;
+  if (argc > 4) layout = fasim::read_sm_layout(argv[4]);
+  if (argc > 5) throw fasim::UserError("too many arguments; see fasim_l2_replay --help");
+  std::vector<std::vector<fasim::ProbeBytes>> model;  // all of it before printing any: an error prints nothing else
+  for (const fasim::ProbeSequence& s : probes)
+    model.push_back(fasim::replay_churn_probe(s, dev, clean, layout ? &*layout : nullptr));
   std::printf("L2 churn probes: the GPU (%s) against fasim's L2 model (%s: %lld MiB, %lld partitions, %lld ways,\n",
               path.c_str(), dev.name.c_str(), static_cast<long long>(dev.l2_bytes >> 20),
               static_cast<long long>(dev.l2_partitions), static_cast<long long>(dev.l2_ways));
-  std::printf("clean share %.2f). MiB per kernel, then the sum.\n", clean);
-  for (const fasim::ProbeSequence& s : probes) {
-    const bool writes = s.x_mib > 0;
-    std::printf("  %s, DRAM %s\n", s.name.c_str(), writes ? "writes" : "reads");
-    print_row("GPU", s.gpu, writes);
-    print_row("model", fasim::replay_churn_probe(s, dev, clean), writes);
+  std::printf("clean share %.2f, SMs %s). MiB per kernel, then the sum.\n", clean,
+              layout ? "as measured" : "as fasim deals them");
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    const bool writes = probes[i].x_mib > 0;
+    std::printf("  %s, DRAM %s\n", probes[i].name.c_str(), writes ? "writes" : "reads");
+    print_row("GPU", probes[i].gpu, writes);
+    print_row("model", model[i], writes);
   }
   return 0;
 } catch (const fasim::UserError& e) {

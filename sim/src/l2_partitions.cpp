@@ -1,6 +1,8 @@
 #include "fasim/l2_partitions.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <utility>
 
 namespace fasim {
 
@@ -69,7 +71,15 @@ PartitionedL2::PartitionedL2(std::int64_t capacity_bytes, std::int64_t partition
 }
 
 std::int64_t PartitionedL2::partition_of(std::int64_t sm) const {
-  return std::clamp<std::int64_t>(sm, 0, sms_ - 1) % partitions();
+  const std::int64_t s = std::clamp<std::int64_t>(sm, 0, sms_ - 1);
+  if (!of_sm_.empty()) return of_sm_[static_cast<std::size_t>(s) % of_sm_.size()];
+  return s % partitions();
+}
+
+void PartitionedL2::set_sm_partitions(std::vector<std::int64_t> of_sm) {
+  for (const std::int64_t p : of_sm)
+    if (p < 0 || p >= partitions()) throw std::invalid_argument("set_sm_partitions: a partition out of range");
+  of_sm_ = std::move(of_sm);
 }
 
 std::int64_t PartitionedL2::share(std::int64_t bytes, std::int64_t k) const {

@@ -1,6 +1,8 @@
 #include "fasim/l2_probes.hpp"
 
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "fasim/error.hpp"
@@ -13,20 +15,59 @@ namespace {
 constexpr std::int64_t kMiB = std::int64_t{1} << 20;
 constexpr std::int64_t kChunk = 4096;  // bytes one block of 256 threads touches per step
 constexpr std::int64_t kShift = 37;    // blocks further on, each read pass of C3 and C4
+constexpr std::int64_t kSlices = 8;    // C5, C6: block b reads slice b mod 8
+
+// Blocks on SMs: as measured, else block b on SM b mod SMs.
+struct Dealer {
+  const SmLayout* layout;
+  std::int64_t sms;
+  std::int64_t sm_of(std::int64_t block) const {
+    if (layout == nullptr) return block % sms;
+    return layout->sm_of_block[static_cast<std::size_t>(block) % layout->sm_of_block.size()];
+  }
+};
 
 // One probe kernel: every chunk of `mib` MiB, read or written by the SM of
 // the block it is dealt to, `shift` blocks further on.
-ProbeBytes kernel(PartitionedL2& l2, TensorId buffer, std::int64_t mib, bool write, std::int64_t sms,
+ProbeBytes kernel(PartitionedL2& l2, TensorId buffer, std::int64_t mib, bool write, const Dealer& deal,
                   std::int64_t shift) {
   std::int64_t read = 0, written = 0;
-  const std::int64_t blocks = sms * 8;
+  const std::int64_t blocks = deal.sms * 8;
   for (std::int64_t c = 0; c < mib * kMiB / kChunk; ++c) {
     const TileKey key{.tensor = buffer, .bh = 0, .row0 = c, .col0 = 0, .rows = 1, .cols = kChunk};
-    const std::int64_t block = (c % blocks + blocks - shift % blocks) % blocks;
-    const L2Access a = write ? l2.write(key, kChunk, block % sms) : l2.read(key, kChunk, block % sms);
+    const std::int64_t sm = deal.sm_of((c % blocks + blocks - shift % blocks) % blocks);
+    const L2Access a = write ? l2.write(key, kChunk, sm) : l2.read(key, kChunk, sm);
     read += a.miss_bytes;
     written += a.writeback_bytes;
   }
+  return {static_cast<double>(read) / kMiB, static_cast<double>(written) / kMiB};
+}
+
+// A C5/C6 read pass: chunk i of every slice, slice after slice, read by the
+// blocks of that slice. Once a half has the chunk, more reads from it are
+// hits that change nothing in the model, so each half reads it once.
+ProbeBytes shared_pass(PartitionedL2& l2, std::int64_t mib, const Dealer& deal) {
+  std::vector<std::vector<std::int64_t>> readers(kSlices);  // one SM per half, per slice
+  for (std::int64_t s = 0; s < kSlices; ++s) {
+    std::vector<bool> seen(static_cast<std::size_t>(l2.partitions()), false);
+    for (std::int64_t b = s; b < deal.sms * kSlices; b += kSlices) {
+      const std::int64_t sm = deal.sm_of(b);
+      const auto half = static_cast<std::size_t>(l2.partition_of(sm));
+      if (!seen[half]) readers[static_cast<std::size_t>(s)].push_back(sm);
+      seen[half] = true;
+    }
+  }
+  std::int64_t read = 0, written = 0;
+  const std::int64_t chunks = mib * kMiB / kChunk / kSlices;
+  for (std::int64_t i = 0; i < chunks; ++i)
+    for (std::int64_t s = 0; s < kSlices; ++s) {
+      const TileKey key{.tensor = TensorId::K, .bh = 0, .row0 = s * chunks + i, .col0 = 0, .rows = 1, .cols = kChunk};
+      for (const std::int64_t sm : readers[static_cast<std::size_t>(s)]) {
+        const L2Access a = l2.read(key, kChunk, sm);
+        read += a.miss_bytes;
+        written += a.writeback_bytes;
+      }
+    }
   return {static_cast<double>(read) / kMiB, static_cast<double>(written) / kMiB};
 }
 
@@ -62,25 +103,84 @@ std::vector<ProbeSequence> read_churn_probes(const std::string& path) {
     for (std::string cell; std::getline(s, cell, ',');) f.push_back(cell);
     if (f.size() != 7) throw UserError(where + ": expected 7 fields, found " + std::to_string(f.size()));
     const std::string& seq = f[1];
-    if (seq != "C1" && seq != "C2" && seq != "C3" && seq != "C4")
-      throw UserError(where + ": sequence '" + seq + "' is none of C1, C2, C3, C4");
+    if (seq.size() != 2 || seq[0] != 'C' || seq[1] < '1' || seq[1] > '6')
+      throw UserError(where + ": sequence '" + seq + "' is none of C1 to C6");
     const std::int64_t x = whole(f[2], 4096, "x_mib", where), r = whole(f[3], 4096, "r_mib", where);
     const std::int64_t rd = whole(f[5], kMiB << 20, "dram_read_bytes", where);
     const std::int64_t wr = whole(f[6], kMiB << 20, "dram_write_bytes", where);
     const std::string name = seq + (x == 0 ? "" : " X=" + f[2]) + " R=" + f[3];
-    if (out.empty() || out.back().name != name) out.push_back({name, x, r, seq == "C3" || seq == "C4", {}});
+    if (out.empty() || out.back().name != name) out.push_back({name, x, r, seq == "C3" || seq == "C4", seq == "C5" || seq == "C6", {}});
     out.back().gpu.push_back({static_cast<double>(rd) / kMiB, static_cast<double>(wr) / kMiB});
   }
   return out;
 }
 
-std::vector<ProbeBytes> replay_churn_probe(const ProbeSequence& s, const DeviceSpec& device, double clean_share) {
+std::vector<ProbeBytes> replay_churn_probe(const ProbeSequence& s, const DeviceSpec& device, double clean_share,
+                                           const SmLayout* layout) {
   PartitionedL2 l2(device.l2_bytes, device.l2_partitions, device.sm_count, device.l2_sector_bytes, device.l2_ways,
                    kL2DirtyShare, clean_share);
+  if (layout != nullptr) {
+    if (device.l2_partitions != 2 || static_cast<std::int64_t>(layout->half_of_sm.size()) != device.sm_count)
+      throw UserError("the SM layout measured " + std::to_string(layout->half_of_sm.size()) +
+                      " SMs next to 2 L2 halves; device " + device.name + " has " + std::to_string(device.sm_count) +
+                      " SMs and " + std::to_string(device.l2_partitions) + " partitions: give the device it was measured on");
+    l2.set_sm_partitions(layout->half_of_sm);
+  }
+  const Dealer deal{layout, device.sm_count};
   std::vector<ProbeBytes> out;
-  if (s.x_mib > 0) out.push_back(kernel(l2, TensorId::O, s.x_mib, true, device.sm_count, 0));
+  if (s.x_mib > 0) out.push_back(kernel(l2, TensorId::O, s.x_mib, true, deal, 0));
   for (std::int64_t pass = 1; out.size() < s.gpu.size(); ++pass)
-    out.push_back(kernel(l2, TensorId::K, s.r_mib, false, device.sm_count, s.shifted ? kShift * pass : 0));
+    out.push_back(s.shared ? shared_pass(l2, s.r_mib, deal)
+                           : kernel(l2, TensorId::K, s.r_mib, false, deal, s.shifted ? kShift * pass : 0));
+  return out;
+}
+
+SmLayout read_sm_layout(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError("cannot open '" + path + "'; give the output of the SM-partition probe, such as docs/results/h200-2026-11-22-sm-partition-probe.txt");
+  std::map<std::int64_t, double> slow;  // smid -> slow share, the last rep's
+  std::vector<std::int64_t> blocks;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::string where = path + ":" + std::to_string(n);
+    std::istringstream words(line);
+    std::string first;
+    words >> first;
+    if (first == "SM") {
+      std::int64_t sm = -1;
+      double share = -1;
+      for (std::string w; words >> w;) {
+        if (w.rfind("smid=", 0) == 0) sm = whole(w.substr(5), 4095, "smid", where);
+        if (w.rfind("slow_share=", 0) == 0) share = std::atof(w.c_str() + 11);
+      }
+      if (sm < 0 || share < 0) throw UserError(where + ": an SM line needs smid= and slow_share=");
+      slow[sm] = share;
+    } else if (first == "BLOCKS") {
+      std::vector<std::int64_t> grid;
+      std::string count;
+      words >> count;
+      for (std::string w; words >> w;) grid.push_back(whole(w, 4095, "smid", where));
+      if (grid.size() > blocks.size()) blocks = std::move(grid);
+    }
+  }
+  if (slow.empty() || blocks.empty())
+    throw UserError("'" + path + "' is not the SM-partition probe's output: it needs SM and BLOCKS lines");
+  SmLayout out;
+  for (const auto& [sm, share] : slow) {
+    if (sm != static_cast<std::int64_t>(out.half_of_sm.size()))
+      throw UserError(path + ": no SM line for SM " + std::to_string(out.half_of_sm.size()) + "; run the probe again");
+    // Near the reference SM's half every line is near (share 0); in the
+    // other, the half of the lines homed by the reference half are far (0.5).
+    if (share > 0.1 && share < 0.4)
+      throw UserError(path + ": SM " + std::to_string(sm) + " has a slow share of " + std::to_string(share) +
+                      ", neither about 0 nor about 0.5; run the probe again");
+    out.half_of_sm.push_back(share >= 0.25 ? 1 : 0);
+  }
+  for (const std::int64_t sm : blocks)
+    if (sm >= static_cast<std::int64_t>(out.half_of_sm.size()))
+      throw UserError(path + ": a block ran on SM " + std::to_string(sm) + ", which has no SM line");
+  out.sm_of_block = std::move(blocks);
   return out;
 }
 

@@ -5,8 +5,12 @@
 //    with the device's ways (l2_sets.hpp), or L2Cache with 0 ways;
 //  - every address has one home partition; addresses are hashed finely, so
 //    each tile's sectors spread evenly: partition k is home to 1/P of them;
-//  - an SM sits next to one partition (SM s: partition s mod P): consecutive
-//    thread blocks, which the GPU spreads over its GPCs, land in every half.
+//  - an SM sits next to one partition (SM s: partition s mod P, unless
+//    set_sm_partitions gives the measured map). The GPUs measured pair SMs
+//    by TPC and give each half 66 of 132 SMs, and they deal consecutive
+//    thread blocks to runs of 16 to 58 SMs of one half
+//    (docs/results/h200-2026-11-22-sm-partition-probe.md); the simulator
+//    keeps dealing in turn, which fitted the attention sweeps better;
 //    A read of a sector homed in its own partition is an ordinary cache
 //    access. A read of a sector homed elsewhere first looks for a copy in the
 //    SM's own partition; on a miss it asks the home partition (an L2 hit if
@@ -61,6 +65,10 @@ class PartitionedL2 {
   std::int64_t partitions() const { return static_cast<std::int64_t>(parts_.size() + sets_.size()); }
   /// @brief The partition next to SM `sm`.
   std::int64_t partition_of(std::int64_t sm) const;
+  /// @brief Gives each SM the partition measured next to it (`of_sm[s]` for
+  /// SM s, each below partitions()), in place of dealing SMs out in turn.
+  /// An empty list goes back to dealing in turn.
+  void set_sm_partitions(std::vector<std::int64_t> of_sm);
 
  private:
   /// Bytes of a `bytes`-byte tile homed in partition k: its sectors dealt out evenly.
@@ -73,6 +81,7 @@ class PartitionedL2 {
 
   std::vector<L2Cache> parts_;
   std::vector<SetL2Cache> sets_;
+  std::vector<std::int64_t> of_sm_;  // measured partition of each SM, else empty
   std::int64_t sms_;
   std::int64_t sector_;
 };

@@ -10,7 +10,13 @@
 //  C1: write X MiB, then read R other MiB 12 times;
 //  C2: read R MiB 4 times;
 //  C3, C4: as C1, C2, but read pass p deals the chunks to the blocks 37 p
-//  further on, so each line is read from SMs all over the GPU.
+//  further on, so each line is read from SMs all over the GPU;
+//  C5, C6 (h200-2026-11-22-shared-read-probe.cu): as C1, C2, but block b
+//  reads all of slice b mod 8 of the R MiB, so every line is read by a
+//  hundred and more blocks each pass, as flash2's blocks read K and V.
+// The replay deals blocks to SMs and SMs to L2 halves as fasim does (block
+// b on SM b mod SMs, half s mod 2), or as a GPU was measured to
+// (h200-2026-11-22-sm-partition-probe.cu; read_sm_layout).
 #pragma once
 
 #include <cstdint>
@@ -33,7 +39,14 @@ struct ProbeSequence {
   std::int64_t x_mib = 0;     ///< MiB written first (C1, C3), else 0
   std::int64_t r_mib = 0;     ///< MiB read in each pass
   bool shifted = false;       ///< C3, C4: each pass read from other SMs
+  bool shared = false;        ///< C5, C6: each line read by many blocks a pass
   std::vector<ProbeBytes> gpu;  ///< the GPU's kernels, in order
+};
+
+/// @brief Where a GPU ran the probes' thread blocks, as measured.
+struct SmLayout {
+  std::vector<std::int64_t> half_of_sm;    ///< L2 half next to SM s (0: the reference SM's)
+  std::vector<std::int64_t> sm_of_block;   ///< SM of block b of a grid of 8 blocks per SM
 };
 
 /// @brief Reads a churn-probe CSV (probe,sequence,x_mib,r_mib,kernel,
@@ -41,9 +54,15 @@ struct ProbeSequence {
 /// line of anything else.
 std::vector<ProbeSequence> read_churn_probes(const std::string& path);
 
+/// @brief Reads the output of the SM-partition probe: the half of every SM
+/// (its last "SM rep=" line) and the SMs of the largest "BLOCKS" grid.
+/// Throws UserError naming the file and what is missing or unclear.
+SmLayout read_sm_layout(const std::string& path);
+
 /// @brief The same kernels through fasim's L2 model of `device`, with the
-/// given share for early write-back (kL2CleanShare is fasim's).
+/// given share for early write-back (kL2CleanShare is fasim's); blocks on
+/// SMs and SMs on halves as `layout` says, else as fasim deals them.
 std::vector<ProbeBytes> replay_churn_probe(const ProbeSequence& s, const DeviceSpec& device,
-                                           double clean_share);
+                                           double clean_share, const SmLayout* layout = nullptr);
 
 }  // namespace fasim
