@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <string>
 
@@ -26,6 +25,12 @@ using Catch::Matchers::Contains;
 namespace {
 
 const std::filesystem::path kResults = std::filesystem::path(FASIM_SOURCE_DIR) / "docs" / "results";
+
+// A file of `text` in `dir`, its path.
+std::string scratch_file(const test::ScratchDir& dir, const std::string& name, const std::string& text) {
+  test::write_text(dir.path() / name, text);
+  return dir.file(name);
+}
 
 double written(const std::vector<ProbeBytes>& k, std::size_t from = 0) {
   double sum = 0;
@@ -68,10 +73,7 @@ TEST_CASE("L2 probes: sets and copies, no early write-back, write back what the 
 
 TEST_CASE("L2 probes: a file that is not a probe recording is one clear line", "[l2][probes]") {
   const test::ScratchDir dir;
-  auto tmp_file = [&](const std::string& name, const std::string& text) {
-    std::ofstream(dir.file(name)) << text;
-    return dir.file(name);
-  };
+  auto tmp_file = [&](const std::string& name, const std::string& text) { return scratch_file(dir, name, text); };
   CHECK_THROWS_WITH(read_churn_probes("/nonexistent/probe.csv"), Contains("cannot open '/nonexistent/probe.csv'"));
   const std::string header = "probe,sequence,x_mib,r_mib,kernel,dram_read_bytes,dram_write_bytes\n";
   CHECK_THROWS_WITH(read_churn_probes(tmp_file("probe-bad-header.csv", "a,b\n")),
@@ -143,10 +145,7 @@ TEST_CASE("L2 probes: data every SM re-reads, replayed with the SM layout measur
 
 TEST_CASE("L2 probes: an SM layout file that is not what the SM-partition probe prints is one clear line", "[l2][probes]") {
   const test::ScratchDir dir;
-  auto tmp_file = [&](const std::string& name, const std::string& text) {
-    std::ofstream(dir.file(name)) << text;
-    return dir.file(name);
-  };
+  auto tmp_file = [&](const std::string& name, const std::string& text) { return scratch_file(dir, name, text); };
   CHECK_THROWS_WITH(read_sm_layout("/nonexistent/smmap.txt"), Contains("cannot open '/nonexistent/smmap.txt'"));
   CHECK_THROWS_WITH(read_sm_layout(tmp_file("sm-empty.txt", "SMS 2 L2 100\n")),
                     Contains("needs SM and BLOCKS lines"));
