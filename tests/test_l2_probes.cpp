@@ -162,8 +162,14 @@ TEST_CASE("L2 probes: an SM layout file that is not what the SM-partition probe 
                     Contains("a block ran on SM 7, which has no SM line"));
   CHECK_THROWS_WITH(read_sm_layout(tmp_file("sm-word.txt", two + "BLOCKS 1: x\n")),
                     Contains("smid 'x' is not a whole number"));
+  CHECK_THROWS_WITH(read_sm_layout(tmp_file("sm-share.txt", "SM rep=0 smid=0 slow_share=abc\nBLOCKS 1: 0\n")),
+                    Contains("slow_share 'abc' is not a number from 0 to 1"));
   // A layout of 2 SMs does not fit a device of 132.
   const ProbeSequence c6{"C6 R=16", 0, 16, false, true, {{16.0, 0.0}}};
   CHECK_THROWS_WITH(replay_churn_probe(c6, load_device("h200"), 0.0, &ok),
                     Contains("give the device it was measured on"));
+  // Every SM, but fewer blocks than the probes' grid of 8 per SM.
+  const SmLayout short_grid{std::vector<std::int64_t>(132, 0), std::vector<std::int64_t>(10, 0)};
+  CHECK_THROWS_WITH(replay_churn_probe(c6, load_device("h200"), 0.0, &short_grid),
+                    Contains("largest grid has 10 blocks; the probes run 8 per SM"));
 }

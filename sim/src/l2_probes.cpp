@@ -1,6 +1,5 @@
 #include "fasim/l2_probes.hpp"
 
-#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -83,6 +82,18 @@ std::int64_t whole(const std::string& text, std::int64_t most, const std::string
     throw UserError(where + ": " + what + " '" + text + "' is not a whole number from 0 to " + std::to_string(most));
   return v;
 }
+// A number from 0 to 1 (a slow share), else one line naming it.
+double fraction(const std::string& text, const std::string& where) {
+  std::size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+  }
+  if (text.empty() || used != text.size() || !(v >= 0 && v <= 1))
+    throw UserError(where + ": slow_share '" + text + "' is not a number from 0 to 1");
+  return v;
+}
 }  // namespace
 
 std::vector<ProbeSequence> read_churn_probes(const std::string& path) {
@@ -109,7 +120,8 @@ std::vector<ProbeSequence> read_churn_probes(const std::string& path) {
     const std::int64_t rd = whole(f[5], kMiB << 20, "dram_read_bytes", where);
     const std::int64_t wr = whole(f[6], kMiB << 20, "dram_write_bytes", where);
     const std::string name = seq + (x == 0 ? "" : " X=" + f[2]) + " R=" + f[3];
-    if (out.empty() || out.back().name != name) out.push_back({name, x, r, seq == "C3" || seq == "C4", seq == "C5" || seq == "C6", {}});
+    const bool shifted = seq == "C3" || seq == "C4", shared = seq == "C5" || seq == "C6";
+    if (out.empty() || out.back().name != name) out.push_back({name, x, r, shifted, shared, {}});
     out.back().gpu.push_back({static_cast<double>(rd) / kMiB, static_cast<double>(wr) / kMiB});
   }
   return out;
@@ -123,7 +135,11 @@ std::vector<ProbeBytes> replay_churn_probe(const ProbeSequence& s, const DeviceS
     if (device.l2_partitions != 2 || static_cast<std::int64_t>(layout->half_of_sm.size()) != device.sm_count)
       throw UserError("the SM layout measured " + std::to_string(layout->half_of_sm.size()) +
                       " SMs next to 2 L2 halves; device " + device.name + " has " + std::to_string(device.sm_count) +
-                      " SMs and " + std::to_string(device.l2_partitions) + " partitions: give the device it was measured on");
+                      " SMs and " + std::to_string(device.l2_partitions) +
+                      " partitions: give the device it was measured on");
+    if (static_cast<std::int64_t>(layout->sm_of_block.size()) < device.sm_count * 8)
+      throw UserError("the SM layout's largest grid has " + std::to_string(layout->sm_of_block.size()) +
+                      " blocks; the probes run 8 per SM: give the SM-partition probe's whole output");
     l2.set_sm_partitions(layout->half_of_sm);
   }
   const Dealer deal{layout, device.sm_count};
@@ -137,7 +153,9 @@ std::vector<ProbeBytes> replay_churn_probe(const ProbeSequence& s, const DeviceS
 
 SmLayout read_sm_layout(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw UserError("cannot open '" + path + "'; give the output of the SM-partition probe, such as docs/results/h200-2026-11-22-sm-partition-probe.txt");
+  if (!in)
+    throw UserError("cannot open '" + path + "'; give the output of the SM-partition probe, such as " +
+                    "docs/results/h200-2026-11-22-sm-partition-probe.txt");
   std::map<std::int64_t, double> slow;  // smid -> slow share, the last rep's
   std::vector<std::int64_t> blocks;
   std::string line;
@@ -152,7 +170,7 @@ SmLayout read_sm_layout(const std::string& path) {
       double share = -1;
       for (std::string w; words >> w;) {
         if (w.rfind("smid=", 0) == 0) sm = whole(w.substr(5), 4095, "smid", where);
-        if (w.rfind("slow_share=", 0) == 0) share = std::atof(w.c_str() + 11);
+        if (w.rfind("slow_share=", 0) == 0) share = fraction(w.substr(11), where);
       }
       if (sm < 0 || share < 0) throw UserError(where + ": an SM line needs smid= and slow_share=");
       slow[sm] = share;
