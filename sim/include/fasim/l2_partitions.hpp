@@ -8,7 +8,7 @@
 //  - an SM sits next to one partition (SM s: partition s mod P, unless
 //    set_sm_partitions gives the measured map). The GPUs measured pair SMs
 //    by TPC and give each half 66 of 132 SMs, and they deal consecutive
-//    thread blocks to runs of 16 to 58 SMs of one half
+//    thread blocks to runs of 8 to 58 SMs of one half
 //    (docs/results/h200-2026-11-22-sm-partition-probe.md); the simulator
 //    keeps dealing in turn, which fitted the attention sweeps better;
 //    A read of a sector homed in its own partition is an ordinary cache
