@@ -64,7 +64,7 @@ int main(int argc, char** argv) try {
   std::vector<std::vector<fasim::ProbeBytes>> model;  // all of it before printing any: an error prints nothing else
   for (const fasim::ProbeSequence& s : probes)
     model.push_back(fasim::replay_churn_probe(s, dev, clean, layout ? &*layout : nullptr));
-  std::printf("L2 churn probes: the GPU (%s) against fasim's L2 model (%s: %lld MiB, %lld partitions, %lld ways,\n",
+  std::printf("L2 probes: the GPU (%s) against fasim's L2 model (%s: %lld MiB, %lld partitions, %lld ways,\n",
               path.c_str(), dev.name.c_str(), static_cast<long long>(dev.l2_bytes >> 20),
               static_cast<long long>(dev.l2_partitions), static_cast<long long>(dev.l2_ways));
   std::printf("clean share %.2f, SMs %s). MiB per kernel, then the sum.\n", clean,
