@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "fasim/l2_cache.hpp"
 #include "fasim/l2_partitions.hpp"
@@ -188,6 +189,17 @@ TEST_CASE("PartitionedL2: SMs are dealt out to the partitions in turn", "[l2]") 
   CHECK(l2.partition_of(3) == 1);
   const PartitionedL2 one(256, 1, 4, 32);
   CHECK(one.partition_of(3) == 0);
+}
+
+TEST_CASE("PartitionedL2: a measured map puts each SM next to its partition", "[l2]") {
+  PartitionedL2 l2(256, 2, 4, 32);
+  l2.set_sm_partitions({0, 0, 1, 1});  // two SMs of a TPC alike, as measured on H100 and H200
+  CHECK(l2.partition_of(1) == 0);
+  CHECK(l2.partition_of(2) == 1);
+  CHECK_THROWS_AS(l2.set_sm_partitions({0, 1}), std::invalid_argument);        // not one per SM
+  CHECK_THROWS_AS(l2.set_sm_partitions({0, 1, 2, 0}), std::invalid_argument);  // no partition 2
+  l2.set_sm_partitions({});  // back to dealing in turn
+  CHECK(l2.partition_of(1) == 1);
 }
 
 TEST_CASE("PartitionedL2: far sectors are copied next to the reader, DRAM is read only at home", "[l2]") {

@@ -72,11 +72,13 @@ PartitionedL2::PartitionedL2(std::int64_t capacity_bytes, std::int64_t partition
 
 std::int64_t PartitionedL2::partition_of(std::int64_t sm) const {
   const std::int64_t s = std::clamp<std::int64_t>(sm, 0, sms_ - 1);
-  if (!of_sm_.empty()) return of_sm_[static_cast<std::size_t>(s) % of_sm_.size()];
+  if (!of_sm_.empty()) return of_sm_[static_cast<std::size_t>(s)];
   return s % partitions();
 }
 
 void PartitionedL2::set_sm_partitions(std::vector<std::int64_t> of_sm) {
+  if (!of_sm.empty() && static_cast<std::int64_t>(of_sm.size()) != sms_)
+    throw std::invalid_argument("set_sm_partitions: one partition per SM");
   for (const std::int64_t p : of_sm)
     if (p < 0 || p >= partitions()) throw std::invalid_argument("set_sm_partitions: a partition out of range");
   of_sm_ = std::move(of_sm);

@@ -16,13 +16,13 @@ constexpr std::int64_t kChunk = 4096;  // bytes one block of 256 threads touches
 constexpr std::int64_t kShift = 37;    // blocks further on, each read pass of C3 and C4
 constexpr std::int64_t kSlices = 8;    // C5, C6: block b reads slice b mod 8
 
-// Blocks on SMs: as measured, else block b on SM b mod SMs.
+// Blocks on SMs: as measured (the probes' grid of 8 per SM), else block b on
+// SM b mod SMs.
 struct Dealer {
   const SmLayout* layout;
   std::int64_t sms;
   std::int64_t sm_of(std::int64_t block) const {
-    if (layout == nullptr) return block % sms;
-    return layout->sm_of_block[static_cast<std::size_t>(block) % layout->sm_of_block.size()];
+    return layout == nullptr ? block % sms : layout->sm_of_block[static_cast<std::size_t>(block)];
   }
 };
 

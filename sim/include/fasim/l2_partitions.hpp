@@ -10,7 +10,7 @@
 //    by TPC and give each half 66 of 132 SMs, and they deal consecutive
 //    thread blocks to runs of 8 to 58 SMs of one half
 //    (docs/results/h200-2026-11-22-sm-partition-probe.md); the simulator
-//    keeps dealing in turn, which fitted the attention sweeps better;
+//    keeps dealing in turn, which fitted the attention sweeps better.
 //    A read of a sector homed in its own partition is an ordinary cache
 //    access. A read of a sector homed elsewhere first looks for a copy in the
 //    SM's own partition; on a miss it asks the home partition (an L2 hit if
@@ -66,8 +66,8 @@ class PartitionedL2 {
   /// @brief The partition next to SM `sm`.
   std::int64_t partition_of(std::int64_t sm) const;
   /// @brief Gives each SM the partition measured next to it (`of_sm[s]` for
-  /// SM s, each below partitions()), in place of dealing SMs out in turn.
-  /// An empty list goes back to dealing in turn.
+  /// SM s: one entry per SM, each below partitions()), in place of dealing
+  /// SMs out in turn. An empty list goes back to dealing in turn.
   void set_sm_partitions(std::vector<std::int64_t> of_sm);
 
  private:
