@@ -16,16 +16,6 @@ L2Cache::L2Cache(std::int64_t capacity_bytes, double dirty_share, double clean_s
       dirty_limit_(share_of(capacity_bytes, dirty_share)),
       recent_limit_(capacity_bytes - share_of(capacity_bytes, clean_share)) {}
 
-std::size_t L2KeyHash::operator()(const TileKey& k) const noexcept {
-  // splitmix64-style mixing of the fields
-  std::uint64_t h = static_cast<std::uint64_t>(k.tensor) + 0x9e3779b97f4a7c15ULL;
-  for (std::int64_t v : {k.bh, k.row0, k.col0, k.rows, k.cols, std::int64_t{k.copy}}) {
-    h ^= static_cast<std::uint64_t>(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    h *= 0xbf58476d1ce4e5b9ULL;
-  }
-  return static_cast<std::size_t>(h ^ (h >> 31));
-}
-
 std::int64_t L2Cache::make_room(std::int64_t bytes) {
   std::int64_t written = 0;
   while (used_ + bytes > capacity_ && !(old_.empty() && recent_.empty())) {
@@ -74,7 +64,7 @@ std::pair<L2Cache::Lru::iterator, std::int64_t> L2Cache::insert(const TileKey& k
                                                                  bool dirty) {
   recent_.push_front(Entry{key, bytes, dirty, 0, true});
   const Lru::iterator it = recent_.begin();
-  index_.emplace(key, it);
+  index_.insert(key, it);
   used_ += bytes;
   recent_bytes_ += bytes;
   if (dirty) dirty_ += bytes;
@@ -88,17 +78,17 @@ std::int64_t L2Cache::written(Entry& e) {
   while (dirty_ > dirty_limit_ && !writes_.empty()) {
     const auto [key, when] = writes_.front();
     writes_.pop_front();
-    const auto it = index_.find(key);
-    if (it == index_.end() || !it->second->dirty || it->second->written != when) continue;  // stale
-    it->second->dirty = false;
-    dirty_ -= it->second->bytes;
-    back += it->second->bytes;
+    const Lru::iterator* it = index_.find(key);
+    if (it == nullptr || !(*it)->dirty || (*it)->written != when) continue;  // stale
+    (*it)->dirty = false;
+    dirty_ -= (*it)->bytes;
+    back += (*it)->bytes;
   }
   if (writes_.size() > 2 * index_.size() + 64) {  // mostly stale: keep the current ones, in order
     std::deque<std::pair<TileKey, std::uint64_t>> current;
     for (const auto& w : writes_) {
-      const auto it = index_.find(w.first);
-      if (it != index_.end() && it->second->dirty && it->second->written == w.second) current.push_back(w);
+      const Lru::iterator* it = index_.find(w.first);
+      if (it != nullptr && (*it)->dirty && (*it)->written == w.second) current.push_back(w);
     }
     writes_.swap(current);
   }
@@ -107,11 +97,10 @@ std::int64_t L2Cache::written(Entry& e) {
 
 L2Access L2Cache::read(const TileKey& key, std::int64_t bytes, std::int64_t tile_bytes) {
   L2Access a;
-  auto it = index_.find(key);
-  if (it != index_.end()) {
+  if (const Lru::iterator* it = index_.find(key)) {
     a.hit_bytes = bytes;
-    it->second->read = true;
-    a.writeback_bytes = touch(it->second);  // now most recently used
+    (*it)->read = true;
+    a.writeback_bytes = touch(*it);  // now most recently used
     return a;
   }
   a.miss_bytes = bytes;
@@ -125,10 +114,9 @@ L2Access L2Cache::read(const TileKey& key, std::int64_t bytes, std::int64_t tile
 L2Access L2Cache::write(const TileKey& key, std::int64_t bytes) {
   L2Access a;
   a.hit_bytes = bytes;  // writes are absorbed by L2
-  auto it = index_.find(key);
-  if (it != index_.end()) {
-    Entry& e = *it->second;
-    a.writeback_bytes = touch(it->second);  // before it is dirty: aging writes back others
+  if (const Lru::iterator* it = index_.find(key)) {
+    Entry& e = **it;
+    a.writeback_bytes = touch(*it);  // before it is dirty: aging writes back others
     if (!e.dirty) dirty_ += e.bytes;
     e.dirty = true;
     a.writeback_bytes += written(e);
@@ -145,25 +133,26 @@ L2Access L2Cache::write(const TileKey& key, std::int64_t bytes) {
 }
 
 bool L2Cache::preload(const TileKey& key, std::int64_t bytes) {
-  if (index_.count(key)) return true;
+  if (index_.contains(key)) return true;
   if (used_ + bytes > capacity_) return false;
   insert(key, bytes, false);  // a warm start comes before any write: aging writes nothing back
   return true;
 }
 
 void L2Cache::drop(const TileKey& key) {
-  auto it = index_.find(key);
-  if (it == index_.end()) return;
-  const Entry& e = *it->second;
+  const Lru::iterator* found = index_.find(key);
+  if (found == nullptr) return;
+  const Lru::iterator it = *found;
+  const Entry& e = *it;
+  index_.erase(key);
   used_ -= e.bytes;
   if (e.dirty) dirty_ -= e.bytes;
   if (e.recent) {
     recent_bytes_ -= e.bytes;
-    recent_.erase(it->second);
+    recent_.erase(it);
   } else {
-    old_.erase(it->second);
+    old_.erase(it);
   }
-  index_.erase(it);
 }
 
 }  // namespace fasim

@@ -147,7 +147,7 @@ void SetL2Cache::use(Lru::iterator it) {
 
 SetL2Cache::Lru::iterator SetL2Cache::insert(const TileKey& key, std::int64_t bytes) {
   near_.push_front(Entry{.key = key, .bytes = bytes});
-  index_.emplace(key, near_.begin());
+  index_.insert(key, near_.begin());
   near_bytes_ += bytes;
   return near_.begin();
 }
@@ -184,15 +184,15 @@ void SetL2Cache::limit_dirty() {
   while (dirty_ > dirty_limit_ && !writes_.empty()) {
     const auto [key, when] = writes_.front();
     writes_.pop_front();
-    const auto it = index_.find(key);
-    if (it == index_.end() || it->second->written != when || it->second->dirty <= 0) continue;
-    write_back_rest(*it->second);
+    const Lru::iterator* it = index_.find(key);
+    if (it == nullptr || (*it)->written != when || (*it)->dirty <= 0) continue;
+    write_back_rest(**it);
   }
   if (writes_.size() > 2 * index_.size() + 64) {
     std::deque<std::pair<TileKey, std::uint64_t>> current;
     for (const auto& w : writes_) {
-      const auto it = index_.find(w.first);
-      if (it != index_.end() && it->second->dirty > 0 && it->second->written == w.second) current.push_back(w);
+      const Lru::iterator* it = index_.find(w.first);
+      if (it != nullptr && (*it)->dirty > 0 && (*it)->written == w.second) current.push_back(w);
     }
     writes_.swap(current);
   }
@@ -200,9 +200,9 @@ void SetL2Cache::limit_dirty() {
 
 L2Access SetL2Cache::read(const TileKey& key, std::int64_t bytes, std::int64_t tile_bytes) {
   L2Access a;
-  auto found = index_.find(key);
-  if (found != index_.end()) {
-    Entry& e = *found->second;
+  if (const Lru::iterator* found = index_.find(key)) {
+    const Lru::iterator at = *found;  // (use() keeps list iterators valid)
+    Entry& e = *at;
     const std::int64_t d = since(e);
     account(e, d);
     const double p = resident(d, e.bytes);
@@ -211,7 +211,7 @@ L2Access SetL2Cache::read(const TileKey& key, std::int64_t bytes, std::int64_t t
     e.dirty *= 1.0 - e.backed;  // the share not yet written back stays dirty
     e.backed = 0;
     e.read = p >= 0.5;  // read in L2, or (mostly) come in anew
-    use(found->second);
+    use(at);
   } else {
     a.miss_bytes = bytes;
     const std::int64_t size = tile_bytes > 0 ? tile_bytes : bytes;
@@ -229,10 +229,9 @@ L2Access SetL2Cache::write(const TileKey& key, std::int64_t bytes) {
     a.writeback_bytes = bytes;
     return a;
   }
-  auto found = index_.find(key);
   Lru::iterator it;
-  if (found != index_.end()) {
-    it = found->second;
+  if (const Lru::iterator* found = index_.find(key)) {
+    it = *found;
     const std::int64_t d = since(*it);
     account(*it, d);
     if (resident(d, it->bytes) < 0.5) it->read = false;  // (mostly) comes in anew
@@ -254,7 +253,7 @@ L2Access SetL2Cache::write(const TileKey& key, std::int64_t bytes) {
 }
 
 bool SetL2Cache::preload(const TileKey& key, std::int64_t bytes) {
-  if (index_.count(key)) return true;
+  if (index_.contains(key)) return true;
   if (near_bytes_ + far_bytes_ + bytes > capacity_) return false;
   insert(key, bytes);
   age();
@@ -262,20 +261,21 @@ bool SetL2Cache::preload(const TileKey& key, std::int64_t bytes) {
 }
 
 void SetL2Cache::drop(const TileKey& key) {
-  const auto found = index_.find(key);
-  if (found == index_.end()) return;
-  Entry& e = *found->second;
+  const Lru::iterator* found = index_.find(key);
+  if (found == nullptr) return;
+  const Lru::iterator it = *found;
+  Entry& e = *it;
   dirty_ -= static_cast<double>(e.bytes) * e.dirty * (1.0 - e.backed);
   unlist_dirty(e);
+  index_.erase(key);
   if (e.near) {
     near_bytes_ -= e.bytes;
-    near_.erase(found->second);
+    near_.erase(it);
   } else {
     fen_add(e.stamp, -e.bytes);
     far_bytes_ -= e.bytes;
-    far_.erase(found->second);
+    far_.erase(it);
   }
-  index_.erase(found);
 }
 
 std::int64_t SetL2Cache::settle() {

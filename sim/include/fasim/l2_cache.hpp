@@ -30,38 +30,12 @@
 #include <cstdint>
 #include <deque>
 #include <list>
-#include <unordered_map>
 #include <utility>
 
-#include "fasim/tensor.hpp"
+#include "fasim/l2_key.hpp"
+#include "fasim/tile_map.hpp"
 
 namespace fasim {
-
-/// @brief Which tile of which tensor: the cache's key.
-struct TileKey {
-  /// the tensor
-  TensorId tensor = TensorId::Q;
-  /** @var row0
-   *  First row. */
-  /** @var col0
-   *  First column. */
-  /** @var rows
-   *  Rows. */
-  /** @var cols
-   *  Columns. */
-  /// (batch * head) of the tile.
-  std::int64_t bh = 0, row0 = 0, col0 = 0, rows = 0, cols = 0;
-  /// A partition's copy of a tile homed in another partition (see PartitionedL2).
-  bool copy = false;
-  /// @brief Same tensor, head, rectangle and kind (home or copy).
-  bool operator==(const TileKey&) const = default;
-};
-
-/// @brief Hash of a TileKey (splitmix64-style mixing of its fields).
-struct L2KeyHash {
-  /// @brief The hash.
-  std::size_t operator()(const TileKey& k) const noexcept;
-};
 
 /// @brief What one access did.
 struct L2Access {
@@ -125,7 +99,6 @@ class L2Cache {
     bool recent;            // in recent_ (else in old_)
     bool read = false;      // read since it came into the cache
   };
-  using KeyHash = L2KeyHash;
   using Lru = std::list<Entry>;  // front = most recently used
 
   /// Evicts least recently used tiles until `bytes` more fit; returns dirty bytes evicted.
@@ -151,7 +124,7 @@ class L2Cache {
   // tiles, at most recent_limit_ bytes; old_ the rest (the clean share).
   Lru recent_;
   Lru old_;
-  std::unordered_map<TileKey, Lru::iterator, KeyHash> index_;
+  TileMap<Lru::iterator> index_;
   // Writes in order: (tile, its `written` stamp then). An entry is current
   // while the tile is still in the cache, dirty, with that stamp; others are
   // skipped (and dropped when they outnumber the tiles).

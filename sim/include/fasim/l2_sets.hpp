@@ -29,7 +29,6 @@
 #include <cstdint>
 #include <deque>
 #include <list>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -130,7 +129,7 @@ class SetL2Cache {
   Lru near_, far_;
   std::int64_t near_bytes_ = 0, far_bytes_ = 0;
   std::int64_t sure_bytes_ = 0;
-  std::unordered_map<TileKey, Lru::iterator, L2KeyHash> index_;
+  TileMap<Lru::iterator> index_;
   std::vector<std::int64_t> fen_;  // 1-based
   std::uint64_t clock_ = 0;
   double dirty_ = 0;             // expected dirty bytes, as last counted
