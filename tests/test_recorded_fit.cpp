@@ -303,3 +303,35 @@ TEST_CASE("compare --recorded --out: the points again, today's predictions, meas
           Approx(fa[metric]["mean_abs_error_pct"].get<double>()).margin(1e-3));
   }
 }
+
+TEST_CASE("repredict: any number of jobs gives the same numbers in the same order, and the first failing point's error",
+          "[fidelity]") {
+  test::ScratchDir dir;
+  auto rows = [](const std::vector<std::string>& shapes) {  // "N,d,br,bc" each, one metric row per point
+    std::string text = kHeader;
+    for (const std::string& s : shapes) text += "NVIDIA H200,580,2026-11-21,flash2,fp16,1,4," + s + ",cold,time_s,1,1\n";
+    return text;
+  };
+  const std::vector<std::string> good = {"256,64,64,64",   "512,64,64,64",  "1024,64,128,64", "384,128,64,64",
+                                         "640,64,64,128", "2048,64,128,128", "100,64,64,64"};
+  const auto points = read_recorded_csv(write(dir.path() / "good.csv", rows(good)));
+  const auto one = repredict(points, load_device("h200"), 1);
+  REQUIRE(one.size() == good.size());
+  for (const unsigned jobs : {2u, 3u, 16u}) {
+    const auto many = repredict(points, load_device("h200"), jobs);
+    REQUIRE(many.size() == one.size());
+    for (std::size_t i = 0; i < one.size(); ++i) {
+      CHECK(many[i].point == &points[i]);
+      CHECK(many[i].bound == one[i].bound);
+      for (std::size_t m = 0; m < kMetricCount; ++m) CHECK(many[i].predicted[m] == one[i].predicted[m]);
+    }
+  }
+  // Points 2 and 4 (of 0..5) cannot run: Br = Bc = 512 and 1024 at d = 256 fp16 overflow the SRAM.
+  auto bad = good;
+  bad[2] = "1024,256,512,512";
+  bad[4] = "2048,256,1024,1024";
+  bad.resize(6);
+  const auto bad_points = read_recorded_csv(write(dir.path() / "bad.csv", rows(bad)));
+  for (const unsigned jobs : {1u, 2u, 6u})
+    CHECK_THROWS_WITH(repredict(bad_points, load_device("h200"), jobs), Contains("Br=512, Bc=512"));
+}

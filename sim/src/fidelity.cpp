@@ -1,10 +1,14 @@
 #include "fasim/fidelity.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "fasim/atomic_file.hpp"
@@ -173,15 +177,33 @@ ComputeModel cuda_compute_model(const Workload& w, const Mapping& m) {
   return mma ? ComputeModel::cuda_mma : ComputeModel::cuda_simt;
 }
 
-std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, const DeviceSpec& device) {
-  std::vector<Reprediction> out;
-  out.reserve(points.size());
-  for (const RecordedPoint& p : points) {
-    Simulation sim(device, p.workload, p.mapping,
-                   {.numerics = false, .l2 = p.l2, .compute = cuda_compute_model(p.workload, p.mapping)});
-    sim.run();
-    out.push_back({&p, predicted_metrics(sim), std::string(name(sim.time().bound))});
-  }
+std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, const DeviceSpec& device,
+                                    unsigned jobs) {
+  std::vector<Reprediction> out(points.size());
+  std::vector<std::exception_ptr> failed(points.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  auto work = [&] {  // each point's slot of `out` is written by the one worker that took it
+    for (std::size_t i; !stop && (i = next++) < points.size();) {
+      const RecordedPoint& p = points[i];
+      try {
+        Simulation sim(device, p.workload, p.mapping,
+                       {.numerics = false, .l2 = p.l2, .compute = cuda_compute_model(p.workload, p.mapping)});
+        sim.run();
+        out[i] = {&p, predicted_metrics(sim), std::string(name(sim.time().bound))};
+      } catch (...) {
+        failed[i] = std::current_exception();
+        stop = true;
+      }
+    }
+  };
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> workers;
+  for (std::size_t k = 1; k < std::min<std::size_t>(jobs, points.size()); ++k) workers.emplace_back(work);
+  work();  // this thread is one of the workers
+  for (std::thread& t : workers) t.join();
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
   return out;
 }
 

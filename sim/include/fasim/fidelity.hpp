@@ -99,8 +99,13 @@ struct Reprediction {
   std::string bound;                     ///< what bounds the predicted time
 };
 
-/// @brief Predicts every point again on `device` (counting only).
-std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, const DeviceSpec& device);
+/// @brief Predicts every point again on `device` (counting only). The points
+/// are independent simulations, run `jobs` at a time (0: one per hardware
+/// thread); the result is the same, in the same order, for any `jobs`. A
+/// point that fails throws its error (the first such point's) after the rest
+/// have stopped.
+std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, const DeviceSpec& device,
+                                    unsigned jobs = 0);
 
 /// @brief Writes the points again as a recorded CSV (recorded_csv_header()),
 /// each metric the point measured with today's prediction in place of the
