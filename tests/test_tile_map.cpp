@@ -68,6 +68,9 @@ TEST_CASE("TileMap: a home and its copy are different keys", "[l2]") {
   CHECK(*map.find(copy) == 2);
   CHECK(map.erase(home));
   CHECK(map.find(home) == nullptr);
+  CHECK_FALSE(map.take(home).has_value());
+  map.insert(home, 3);
+  CHECK(map.take(home) == std::optional<int>(3));  // the value comes out with the key
   CHECK(*map.find(copy) == 2);
   CHECK(map.size() == 1);
 }

@@ -140,11 +140,10 @@ bool L2Cache::preload(const TileKey& key, std::int64_t bytes) {
 }
 
 void L2Cache::drop(const TileKey& key) {
-  const Lru::iterator* found = index_.find(key);
-  if (found == nullptr) return;
+  const std::optional<Lru::iterator> found = index_.take(key);
+  if (!found) return;
   const Lru::iterator it = *found;
   const Entry& e = *it;
-  index_.erase(key);
   used_ -= e.bytes;
   if (e.dirty) dirty_ -= e.bytes;
   if (e.recent) {

@@ -261,13 +261,12 @@ bool SetL2Cache::preload(const TileKey& key, std::int64_t bytes) {
 }
 
 void SetL2Cache::drop(const TileKey& key) {
-  const Lru::iterator* found = index_.find(key);
-  if (found == nullptr) return;
+  const std::optional<Lru::iterator> found = index_.take(key);
+  if (!found) return;
   const Lru::iterator it = *found;
   Entry& e = *it;
   dirty_ -= static_cast<double>(e.bytes) * e.dirty * (1.0 - e.backed);
   unlist_dirty(e);
-  index_.erase(key);
   if (e.near) {
     near_bytes_ -= e.bytes;
     near_.erase(it);

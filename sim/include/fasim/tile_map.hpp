@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -45,14 +46,19 @@ class TileMap {
   }
 
   /// @brief Removes `key`; false if it was not there.
-  bool erase(const TileKey& key) {
-    if (size_ == 0) return false;
+  bool erase(const TileKey& key) { return take(key).has_value(); }
+
+  /// @brief Removes `key` and returns its value (one lookup, where find()
+  /// then erase() would take two); nullopt if it was not there.
+  std::optional<V> take(const TileKey& key) {
+    if (size_ == 0) return std::nullopt;
     const std::uint64_t h = hash(key);
     std::size_t i = h & mask_;
     for (;; i = (i + 1) & mask_) {
-      if (slots_[i].hash == 0) return false;
+      if (slots_[i].hash == 0) return std::nullopt;
       if (slots_[i].hash == h && slots_[i].key == key) break;
     }
+    std::optional<V> value(std::move(slots_[i].value));
     // Backward shift: move each later slot of the run into the hole when its
     // home position does not lie (cyclically) after the hole.
     for (std::size_t j = (i + 1) & mask_;; j = (j + 1) & mask_) {
@@ -66,7 +72,7 @@ class TileMap {
     }
     slots_[i].hash = 0;
     --size_;
-    return true;
+    return value;
   }
 
   /// @brief Number of keys.
