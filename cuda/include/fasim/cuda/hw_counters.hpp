@@ -5,8 +5,10 @@
 // One user range is measured around a launch, or around a sequence of
 // launches (naive's three kernels are one range). The metrics need several
 // passes (3 on Hopper), so the launch is repeated once per pass (user replay).
-// Before each pass L2 is flushed (cold, the default) or the launch runs once
-// unmeasured (warm), so every pass sees the same start.
+// Before each pass L2 is flushed (cold, the default), and in warm mode the
+// launch then runs once unmeasured, so every pass sees the same start. The
+// flush comes after cuptiRangeProfilerStart, which leaves dirty data of its
+// own in L2 that a measured kernel would otherwise write back.
 //
 //   const fasim::cuda::HwCounters hw = fasim::cuda::profile_range([&] { dr.launch(false); });
 //   hw.dram_read_bytes, hw.l2_read_bytes(), hw.l2_hit_rate(), ...
@@ -107,14 +109,14 @@ std::size_t profiler_passes(std::string_view chip, const std::vector<std::string
 
 /// @brief How to profile.
 struct ProfileOptions {
-  L2Start l2 = L2Start::cold;         ///< cold: flush L2 before each pass; warm: launch once first
+  L2Start l2 = L2Start::cold;         ///< cold: flush L2 before each pass; warm: flush, then launch once
   std::string range_name = "fasim";   ///< the user range's name
 };
 
 /// @brief Measures kHwMetrics over one user range around `launch`, which
 /// enqueues its kernel(s) on the default stream; `launch` runs once per pass
-/// (and once more before each pass when warm). The flush or warm-up runs
-/// outside the range. Throws CudaError with one line if a CUDA or CUPTI call
+/// (and once more before each pass when warm). The flush and warm-up run
+/// outside the range, after cuptiRangeProfilerStart. Throws CudaError with one line if a CUDA or CUPTI call
 /// fails (the line names the call, the error and, for missing privileges,
 /// the fix). The GPU must be usable (gpu_unavailable() is nullopt).
 HwCounters profile_range(const std::function<void()>& launch, const ProfileOptions& options = {});
