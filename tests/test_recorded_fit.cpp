@@ -24,7 +24,7 @@ using fasim::test::run_fasim;
 
 namespace {
 
-const std::string kSweep = std::string(FASIM_SOURCE_DIR) + "/docs/results/h200-2026-11-21-sweep.csv";
+const std::string kSweep = std::string(FASIM_SOURCE_DIR) + "/docs/results/h200-2026-11-22-sweep.csv";
 const char* kHeader = "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured\n";
 
 std::string write(const std::filesystem::path& path, const std::string& text) {
@@ -252,7 +252,7 @@ TEST_CASE("lesson 08: recorded blocks show their command, summary and one point'
   INFO(page.describe());
   REQUIRE(page.exit_code == 0);
   CHECK_THAT(page.out, Contains("**Recorded run** (`one`):"));
-  CHECK_THAT(page.out, Contains("docs/results/h200-2026-11-21-sweep.csv --algo flash2 --dtype fp16 --N 4096 --d 64"));
+  CHECK_THAT(page.out, Contains("docs/results/h200-2026-11-22-sweep.csv --algo flash2 --dtype fp16 --N 4096 --d 64"));
   CHECK_THAT(page.out, Contains("| quantity | predicted | measured | error |"));
   CHECK_THAT(page.out, Contains("| HBM read bytes (requests) |"));
   CHECK_THAT(page.out, !Contains("{{"));

@@ -58,11 +58,11 @@ TEST_CASE("recorded runs: every point re-predicted within its bar or no worse th
 
 TEST_CASE("recorded runs: the held-out points, which no L2 model constant was chosen on",
           "[fidelity]") {
-  // docs/results/h200-2026-11-22-holdout-1.csv: shapes the sweep does not have
+  // docs/results/h200-2026-11-22-holdout-3.csv: shapes the sweep does not have
   // (scripts/gpu-holdout.sh), measured on an H200 and predicted with the
   // sweep's device profile. The same ratchet as the sweeps. The constants
   // (kL2CleanShare, kL2Ways) were chosen on the sweep alone.
-  const std::string csv = (kResults / "h200-2026-11-22-holdout-1.csv").string();
+  const std::string csv = (kResults / "h200-2026-11-22-holdout-3.csv").string();
   const std::vector<RecordedPoint> points = read_recorded_csv(csv);
   CHECK(points.size() == 12);
   const std::vector<Reprediction> reps =

@@ -16,15 +16,13 @@
 //    tiles, which stay in the cache, clean (measured on an H200: a kernel that
 //    writes X bytes after a flush writes X - 0.47 L2 of them to DRAM itself,
 //    and a later read still finds nearly all of them in L2);
-//  - dirty data is written back before it must be: a dirty tile that ages
-//    into the least recently used kL2CleanShare of the cache goes to DRAM
-//    there and stays, clean, so evicting it later costs nothing (the GPU
-//    writes back data that nothing evicts yet: reading dirty data that is all
-//    still in L2 writes part of it to DRAM; the share is fitted to the
-//    recorded sweep, see kL2CleanShare). Not so data read since it came in
-//    (flash1 reads O, then writes it, every step): it goes back as it leaves.
-//    Flash1 near the L2 size writes back about what it evicts (H200 sweep);
-//    flash2's O, written and never read, goes back well before that.
+//  - no dirty data goes back before it must (kL2CleanShare is 0): with the
+//    measured range started cleanly, flash2's O, written and never read,
+//    stays in L2 (H200 sweep: 0.01 to 0.04 MiB of 8 MiB written back during
+//    the kernel at d = 64). An earlier fit needed early write-back, but the
+//    GPU counts it was fitted to held about 3 MiB that CUPTI's own start of
+//    range left dirty in L2 (docs/results/h200-2026-11-22-cupti-start-writes.md).
+//    The mechanism stays, with its share a parameter, for the churn probes.
 #pragma once
 
 #include <cstdint>
@@ -53,11 +51,12 @@ inline constexpr double kL2DirtyShare = 0.47;
 
 /// @brief Share of an L2, at the least recently used end, in which dirty data
 /// that was not read since it came in is written back to DRAM early (and
-/// stays, clean). Chosen on the H200 sweep (docs/results/h200-2026-11-21-sweep.csv)
-/// with 32-way sets (kL2Ways): DRAM writes in their bar at 28 of 60 points
-/// with 0, 37 with 0.2, 41 with 0.3 (mean error 32%, 22%, 20%), 43 with 0.4
-/// (mean 46%). Assumed the same on other devices.
-inline constexpr double kL2CleanShare = 0.3;
+/// stays, clean). 0: no early write-back. Chosen on the H200 sweep recorded
+/// with the L2 flushed after CUPTI's start of range
+/// (docs/results/h200-2026-11-22-sweep.csv, 32-way sets): DRAM writes in their
+/// bar at 41 of 60 points with 0, 35 with 0.1, 34 with 0.2, 32 with 0.3. The
+/// H100 sweep agrees (41, 36 and 31 with 0, 0.1 and 0.3). Assumed the same on other devices.
+inline constexpr double kL2CleanShare = 0;
 
 /// @brief Tile-granular, fully associative LRU write-back cache.
 class L2Cache {
