@@ -18,7 +18,7 @@
 //    and a later read still finds nearly all of them in L2);
 //  - no dirty data goes back before it must (kL2CleanShare is 0): with the
 //    measured range started cleanly, flash2's O, written and never read,
-//    stays in L2 (H200 sweep: 0.01 to 0.04 MiB of 8 MiB written back during
+//    stays in L2 (H200 sweep: 0.01 to 0.3 MiB of 8 MiB written back during
 //    the kernel at d = 64). An earlier fit needed early write-back, but the
 //    GPU counts it was fitted to held about 3 MiB that CUPTI's own start of
 //    range left dirty in L2 (docs/results/h200-2026-11-22-cupti-start-writes.md).
@@ -55,7 +55,8 @@ inline constexpr double kL2DirtyShare = 0.47;
 /// with the L2 flushed after CUPTI's start of range
 /// (docs/results/h200-2026-11-22-sweep.csv, 32-way sets): DRAM writes in their
 /// bar at 41 of 60 points with 0, 35 with 0.1, 34 with 0.2, 32 with 0.3. The
-/// H100 sweep agrees (41, 36 and 31 with 0, 0.1 and 0.3). Assumed the same on other devices.
+/// H100 sweep agrees (41, 36 and 31 with 0, 0.1 and 0.3). Assumed the same on
+/// other devices.
 inline constexpr double kL2CleanShare = 0;
 
 /// @brief Tile-granular, fully associative LRU write-back cache.

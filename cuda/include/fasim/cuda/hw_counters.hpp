@@ -116,9 +116,9 @@ struct ProfileOptions {
 /// @brief Measures kHwMetrics over one user range around `launch`, which
 /// enqueues its kernel(s) on the default stream; `launch` runs once per pass
 /// (and once more before each pass when warm). The flush and warm-up run
-/// outside the range, after cuptiRangeProfilerStart. Throws CudaError with one line if a CUDA or CUPTI call
-/// fails (the line names the call, the error and, for missing privileges,
-/// the fix). The GPU must be usable (gpu_unavailable() is nullopt).
+/// outside the range, after cuptiRangeProfilerStart. Throws CudaError with
+/// one line if a CUDA or CUPTI call fails (the line names the call, the error
+/// and, for missing privileges, the fix). The GPU must be usable (gpu_unavailable() is nullopt).
 HwCounters profile_range(const std::function<void()>& launch, const ProfileOptions& options = {});
 
 }  // namespace fasim::cuda
