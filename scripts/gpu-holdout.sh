@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Points the recorded sweep does not have, to test the L2 model out of sample.
 #
-# The L2 model's constants were chosen on docs/results/h200-2026-11-22-sweep.csv
-# (and the probes beside it). These shapes differ from that sweep's in heads,
-# N or dtype, and nearly fill or overflow the L2, where DRAM writes depend most
-# on the model. Each `fasim compare --sweep` runs in its own process with
+# The L2 model's constants were chosen on the recorded H200 sweeps (ways on
+# docs/results/h200-2026-11-21-sweep-start-dirty.csv, the clean share on
+# h200-2026-11-22-sweep.csv) and the probes beside them. These shapes differ
+# from the sweeps' in heads, N or dtype, and nearly fill or overflow the L2,
+# where DRAM writes depend most on the model. Each `fasim compare --sweep` runs in its own process with
 # RANGES counter ranges per point; all rows go to $OUT/holdout.csv.
 #
 #   RANGES=3 OUT=/tmp/h FASIM=build/bin/fasim scripts/gpu-holdout.sh [--device D.toml]

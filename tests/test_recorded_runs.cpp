@@ -61,7 +61,8 @@ TEST_CASE("recorded runs: the held-out points, which no L2 model constant was ch
   // docs/results/h200-2026-11-22-holdout-3.csv: shapes the sweep does not have
   // (scripts/gpu-holdout.sh), measured on an H200 and predicted with the
   // sweep's device profile. The same ratchet as the sweeps. The constants
-  // (kL2CleanShare, kL2Ways) were chosen on the sweep alone.
+  // were chosen on the sweeps alone (kL2CleanShare on h200-2026-11-22-sweep.csv,
+  // kL2Ways on the one before it).
   const std::string csv = (kResults / "h200-2026-11-22-holdout-3.csv").string();
   const std::vector<RecordedPoint> points = read_recorded_csv(csv);
   CHECK(points.size() == 12);

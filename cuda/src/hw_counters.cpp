@@ -369,7 +369,7 @@ HwCounters profile_range(const std::function<void()>& launch, const ProfileOptio
     // The start of every pass, outside the range but after Start: Start
     // leaves about 3 MiB of its own dirty data in L2 (H200), and a kernel
     // that evicts it was charged those DRAM writes. Flushed before Start, a
-    // read-only pass over 2x the L2 inside the range counted 3.0 to 3.3 MiB
+    // read-only pass over 2x the L2 inside the range counted 2.8 to 3.1 MiB
     // written; flushed after, 0.02 MiB (docs/results/h200-2026-11-22-cupti-start-writes.md).
     flusher.flush();
     if (options.l2 == L2Start::warm) {
