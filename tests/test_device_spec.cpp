@@ -265,3 +265,15 @@ TEST_CASE("[l2] ways is optional: kL2Ways when left out, 0 (fully associative) o
   for (const char* name : {"a100", "h100", "h200"}) CHECK(fasim::load_device(name).l2_ways == 32);
   CHECK(fasim::load_device("toy").l2_ways == 0);
 }
+
+TEST_CASE("[hbm] background_write_mib_per_s is optional: 0 when left out, in bytes/s when given", "[device]") {
+  const DeviceSpec plain = parse_mydev("sector_bytes = 16", "sector_bytes = 16");
+  CHECK(plain.dram_background_write_rate == 0);
+  CHECK(parse_mydev("[hbm]\n", "[hbm]\nbackground_write_mib_per_s = 17.5\n").dram_background_write_rate ==
+        17.5 * 1024 * 1024);
+  CHECK(parse_mydev("[hbm]\n", "[hbm]\nbackground_write_mib_per_s = 0\n").dram_background_write_rate == 0);
+  REQUIRE_THROWS_WITH(parse_mydev("[hbm]\n", "[hbm]\nbackground_write_mib_per_s = -1\n"),
+                      Contains("[hbm] background_write_mib_per_s must be a number, 0 or more, got -1"));
+  REQUIRE_THROWS_WITH(parse_mydev("[hbm]\n", "[hbm]\nbackground_write_mib_per_s = \"fast\"\n"),
+                      Contains("[hbm] background_write_mib_per_s must be a number, 0 or more"));
+}

@@ -111,6 +111,39 @@ TEST_CASE("fidelity: a recorded point is predicted as fasim run predicts it", "[
   CHECK(find_misses(reps).size() == kMetricCount);
 }
 
+TEST_CASE("fidelity: predicted DRAM writes are the kernel's plus the GPU's background over the predicted time",
+          "[fidelity]") {
+  DeviceSpec d = load_device("h200");
+  d.dram_background_write_rate = 0;
+  const Workload w{.batch = 1, .heads = 4, .N = 1024, .d = 64, .dtype = DType::fp32};
+  const Mapping m{.algo = Algo::flash2, .br = 64, .bc = 64};
+  Simulation quiet(d, w, m, {.numerics = false});
+  quiet.run();
+  d.dram_background_write_rate = 17.5 * 1024 * 1024;  // what an H200 writes on its own
+  Simulation busy(d, w, m, {.numerics = false});
+  busy.run();
+  const auto dram_write = static_cast<std::size_t>(Metric::dram_write_bytes);
+  const double kernel = static_cast<double>(busy.ledger().cache_total().dram_write_bytes);
+  CHECK(predicted_metrics(quiet)[dram_write] == kernel);
+  CHECK(background_write_bytes(quiet) == 0);
+  REQUIRE(busy.time().seconds > 0);
+  // Whole 256 KiB pieces: the nearest count to rate x time.
+  const double pieces = 17.5 * 1024 * 1024 * busy.time().seconds / (256 * 1024);
+  CHECK(background_write_bytes(busy) == std::round(pieces) * 256 * 1024);
+  // A GPU that writes faster on its own: more pieces, in proportion, within half a piece.
+  d.dram_background_write_rate = 64.0 * 1024 * 1024 * 1024;
+  Simulation fast(d, w, m, {.numerics = false});
+  fast.run();
+  const double rate_t = 64.0 * 1024 * 1024 * 1024 * fast.time().seconds;
+  REQUIRE(rate_t > 4 * 256 * 1024);
+  CHECK(background_write_bytes(fast) == std::round(rate_t / (256 * 1024)) * 256 * 1024);
+  CHECK(std::abs(background_write_bytes(fast) - rate_t) <= 128 * 1024);
+  CHECK(predicted_metrics(busy)[dram_write] == Approx(kernel + background_write_bytes(busy)));
+  // Nothing else moves: the background is not the kernel's traffic.
+  for (std::size_t i = 0; i < kMetricCount; ++i)
+    if (i != dram_write) CHECK(predicted_metrics(busy)[i] == predicted_metrics(quiet)[i]);
+}
+
 TEST_CASE("fidelity: bad recorded files are one clear error", "[fidelity]") {
   CHECK_THROWS_WITH(read_recorded_csv(tmp_file("bad1.csv", "a,b\n")), Catch::Contains("header must be"));
   CHECK_THROWS_WITH(read_recorded_csv(tmp_file("bad2.csv", std::string(kHeader) + "x,y,z,flash2,fp16,1,1,256\n")),

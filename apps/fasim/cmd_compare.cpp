@@ -165,6 +165,7 @@ struct Comparison {
   cuda::Measurement measured;
   std::vector<Row> rows;
   double predicted_seconds = 0;
+  double predicted_background_write_bytes = 0;  ///< of the predicted DRAM writes: the GPU's own
   std::string predicted_bound;
   bool hbm_exact() const { return rows[0].exact() && rows[1].exact(); }
 };
@@ -217,6 +218,7 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs) {
               hw(&kMetrics[5], p[5], [](const cuda::HwCounters& h) { return h.dram_write_bytes; }),
               time};
   cmp.predicted_seconds = sim.time().seconds;
+  cmp.predicted_background_write_bytes = background_write_bytes(sim);
   cmp.predicted_bound = std::string(name(sim.time().bound));
   return cmp;
 }
@@ -267,7 +269,10 @@ void print_table(std::ostream& os, const Comparison& cmp) {
        << pad(r.measured ? show(r, *r.measured) : "n/a", 20) << pad(error_text(r), 18) << "\n";
   os << "\n  error = (predicted - measured) / measured. HBM: the kernel's own counters, which must equal the\n"
         "  simulator's exactly. L2: sectors between the SMs and L2 x 32 B (l1tex__m_xbar2l1tex/l1tex2xbar). DRAM:\n"
-        "  dram__bytes; written data still in L2 at the end is in neither. Time: median of "
+        "  dram__bytes; written data still in L2 at the end is in neither, and the predicted writes include\n"
+        "  the GPU's background writes ("
+     << with_commas(static_cast<std::int64_t>(std::llround(cmp.predicted_background_write_bytes))) << " B: [hbm] "
+        "background_write_mib_per_s x predicted time). Time: median of "
      << m.time.runs << " unprofiled runs\n  (min " << show(cmp.rows[6], m.time.min_s) << ", max "
      << show(cmp.rows[6], m.time.max_s) << ").\n";
   if (!m.hw) os << "  hardware counters unavailable: " << m.hw_unavailable << "\n";
@@ -307,6 +312,7 @@ nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
           {"l2_mode", std::string(cuda::l2_start_name(m.l2))},
           {"hbm_exact", cmp.hbm_exact()},
           {"predicted_bound", cmp.predicted_bound},
+          {"predicted_background_write_bytes", cmp.predicted_background_write_bytes},
           {"rows", rows},
           {"measurement", cuda::to_json(m)}};
 }

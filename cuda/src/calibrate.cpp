@@ -1,13 +1,56 @@
 // calibrate(): checks, provenance (GPU, driver, date, stock profile), then
 // the benchmarks of calibrate.cu (see calibrate.hpp).
+#include <algorithm>
+#include <cstdio>
 #include <ctime>
+#include <exception>
+#include <vector>
 
 #include "fasim/cuda/calibrate.hpp"
+#include "fasim/cuda/gpu_timer.hpp"
+#include "fasim/cuda/hw_counters.hpp"
 #include "fasim/cuda/measure.hpp"
 #include "fasim/error.hpp"
 #include "fasim/format.hpp"
 
 namespace fasim::cuda {
+
+namespace {
+
+// DRAM writes that no kernel asks for: CUPTI ranges around an idle kernel.
+// The GPU writes 256 KiB pieces on its own (about every 14 ms on an H200), so
+// a longer wait gives a finer rate.
+void measure_background_writes(Calibration& c, double work, const std::function<void(std::string_view)>& progress) {
+  c.background_idle_s = 0.5 * std::min(1.0, work);
+  if (const auto why = cupti_unavailable()) {
+    c.background_why_not = *why;
+    return;
+  }
+  std::vector<double> rates;
+  try {
+    for (int r = 0; r < c.background_ranges; ++r) {
+      const HwCounters h = profile_range([&] { idle_for(c.background_idle_s); });
+      if (h.range_seconds > 0) rates.push_back(h.dram_write_bytes / h.range_seconds / (1024.0 * 1024.0));
+    }
+  } catch (const std::exception& e) {
+    c.background_why_not = e.what();
+    return;
+  }
+  if (rates.empty()) {
+    c.background_why_not = "the profiler gave no range time";
+    return;
+  }
+  std::sort(rates.begin(), rates.end());
+  c.background_write_mib_per_s = rates[(rates.size() - 1) / 2];
+  if (progress) {
+    char line[96];
+    std::snprintf(line, sizeof line, "  DRAM background   %.2f MiB/s written with no kernel asking",
+                  *c.background_write_mib_per_s);
+    progress(line);
+  }
+}
+
+}  // namespace
 
 
 Calibration calibrate(const CalibrateOptions& options, const std::function<void(std::string_view)>& progress) {
@@ -21,6 +64,7 @@ Calibration calibrate(const CalibrateOptions& options, const std::function<void(
   c.date = utc_date();
   c.stock = stock_profile_for(g.name);
   detail::run_benchmarks(c, options, progress);
+  measure_background_writes(c, options.work, progress);
   return c;
 }
 

@@ -1,6 +1,7 @@
 // The host side of `fasim gpu calibrate` that needs no GPU: the figures with
 // their sources and how each was measured, the device TOML, the table, the
 // JSON and the output path rules (see calibrate.hpp).
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -30,9 +31,11 @@ std::string fmt(const char* format, double v) {
 
 std::string mib(std::int64_t bytes) { return human_bytes(static_cast<double>(bytes)); }
 
-// A TOML number for a positive finite figure: 5 significant digits.
+// A TOML number for a positive finite figure (the background writes may be
+// 0: a GPU that writes nothing on its own): 5 significant digits.
 std::string toml_number(const Figure& f) {
-  if (!std::isfinite(f.value) || f.value <= 0)
+  const bool may_be_zero = f.key == "hbm.background_write_mib_per_s";
+  if (!std::isfinite(f.value) || f.value < 0 || (f.value == 0 && !may_be_zero))
     throw std::runtime_error("fasim gpu calibrate: " + f.key + " came out as " + fmt("%g", f.value) +
                              ", not a positive number; the benchmark failed, run it again");
   if (f.unit == "bytes" || f.unit == "count") return std::to_string(static_cast<std::int64_t>(std::llround(f.value)));
@@ -83,6 +86,7 @@ std::string_view name(Source s) {
     case Source::measured: return "measured";
     case Source::device_properties: return "cudaGetDeviceProperties";
     case Source::datasheet: return "datasheet";
+    case Source::not_measured: return "not measured";
   }
   return "measured";
 }
@@ -189,7 +193,23 @@ std::vector<Figure> figures(const Calibration& c, const DeviceSpec* s) {
        "time / " + std::to_string(c.launches_per_run) + ", " + runs},
   };
 
+  // The GPU's own DRAM writes: a TOML figure (in [hbm], after its latency)
+  // only when measured; else an extra that says why not.
+  const double mib_per_s = 1024.0 * 1024.0;
+  if (c.background_write_mib_per_s) {
+    const auto at = std::find_if(f.begin(), f.end(), [](const Figure& x) { return x.key == "hbm.latency_ns"; });
+    f.insert(at + 1, Figure{"hbm.background_write_mib_per_s", true, "DRAM writes, background", "MiB/s",
+                 *c.background_write_mib_per_s, opt(s ? s->dram_background_write_rate / mib_per_s : 0), S::measured,
+                 std::to_string(c.background_ranges) + " CUPTI ranges (L2 flushed after the profiler's start), each "
+                 "around one kernel that waits " + fmt("%.3g", c.background_idle_s) + " s and touches no memory; "
+                 "DRAM bytes written / range time, the median; predictions add it x time to the DRAM writes"});
+  }
+
   // Extras: shown, not written.
+  if (!c.background_write_mib_per_s)
+    f.push_back({"extra.background_write_mib_per_s", false, "DRAM writes, background", "MiB/s", 0,
+                 opt(s ? s->dram_background_write_rate / mib_per_s : 0), S::not_measured,
+                 "not measured (" + c.background_why_not + "); the TOML leaves it out, so predictions count 0"});
   const bool copy = c.hbm_figure == HbmFigure::copy;
   f.push_back({copy ? "extra.hbm_read_gbps" : "extra.hbm_copy_gbps", false,
                copy ? "HBM bandwidth, read only" : "HBM bandwidth, copy (read + write)", "GB/s",
@@ -277,6 +297,7 @@ std::string device_toml(const Calibration& c) {
       case Source::measured: os << "# measured by " << one_line(on) << ": "; break;
       case Source::device_properties: os << "# read by " << one_line(on) << ", from cudaGetDeviceProperties: "; break;
       case Source::datasheet: os << "# written by " << one_line(on) << ", from the datasheet: "; break;
+      case Source::not_measured: continue;  // never a TOML figure
     }
     os << one_line(f.how) << "\n";
     os << key << " = " << toml_number(f) << "\n";

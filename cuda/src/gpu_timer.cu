@@ -44,6 +44,16 @@ __global__ void copy_tail(unsigned char* __restrict__ dst, const unsigned char* 
     dst[i] = src[i];
 }
 
+// Waits `ns` nanoseconds of the GPU's global timer and touches no memory:
+// work whose DRAM bytes are zero, for seeing what the counters count anyway.
+__global__ void wait_ns(unsigned long long ns) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
 int grid_for(std::size_t items, int threads) {
   int sms = 0, device = 0;
   FASIM_TIMER_CHECK(cudaGetDevice(&device));
@@ -158,6 +168,14 @@ void copy_bytes(void* dst, const void* src, std::size_t n) {
                                             static_cast<const unsigned char*>(src) + words * 16, rest);
     FASIM_TIMER_CHECK(cudaGetLastError());
   }
+}
+
+void idle_for(double seconds) {
+  int sms = 0, device = 0;
+  FASIM_TIMER_CHECK(cudaGetDevice(&device));
+  FASIM_TIMER_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  wait_ns<<<sms, 32>>>(static_cast<unsigned long long>(std::max(0.0, seconds) * 1e9));
+  FASIM_TIMER_CHECK(cudaGetLastError());
 }
 
 }  // namespace fasim::cuda

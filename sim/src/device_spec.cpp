@@ -51,7 +51,11 @@ const std::vector<TableSpec>& schema() {
         {"latency_ns", false, "ns"},
         {"partitions", true, "count", true},
         {"ways", true, "count", true}}},
-      {"hbm", {{"bytes", true, "bytes"}, {"bandwidth_gbps", false, "GB/s"}, {"latency_ns", false, "ns"}}},
+      {"hbm",
+       {{"bytes", true, "bytes"},
+        {"bandwidth_gbps", false, "GB/s"},
+        {"latency_ns", false, "ns"},
+        {"background_write_mib_per_s", false, "MiB/s", true}}},
       {"rates",
        {{"matmul_tflops_fp32", false, "TFLOP/s"},
         {"matmul_tflops_fp16", false, "TFLOP/s"},
@@ -152,6 +156,17 @@ class Reader {
     return n->as_integer()->get();
   }
 
+  // An optional number that may be 0: `fallback` when left out.
+  double amount_or(std::string_view table, std::string_view key, double fallback) const {
+    const auto* tbl = root_.get_as<toml::table>(table);
+    if (!tbl || !tbl->contains(key)) return fallback;
+    const auto [k, n] = lookup(table, key);
+    const auto v = n->is_number() ? n->value<double>() : std::nullopt;
+    if (!v || !std::isfinite(*v) || *v < 0)
+      fail(k->source(), label(table, key) + " must be a number, 0 or more, got " + describe(*n));
+    return *v;
+  }
+
   double number(std::string_view table, std::string_view key) const {
     const auto [k, n] = lookup(table, key);
     const auto v = n->is_number() ? n->value<double>() : std::nullopt;
@@ -180,8 +195,9 @@ class Reader {
     const TableSpec* spec = find_table(table);
     const auto* tbl = root_.get_as<toml::table>(table);
     if (!tbl) {
-      std::vector<std::string_view> names;
-      for (const auto& k : spec->keys) names.push_back(k.name);
+      std::vector<std::string_view> names;  // what to add: the keys that may not be left out
+      for (const auto& k : spec->keys)
+        if (!k.optional) names.push_back(k.name);
       throw UserError(origin_ + ": missing table [" + std::string(table) + "] (keys: " + join(names) +
                       "); add it");
     }
@@ -225,6 +241,7 @@ DeviceSpec read_device(const Reader& r) {
   d.hbm_bytes = r.integer("hbm", "bytes");
   d.hbm_bandwidth = r.number("hbm", "bandwidth_gbps") * 1e9;
   d.hbm_latency_s = r.number("hbm", "latency_ns") * 1e-9;
+  d.dram_background_write_rate = r.amount_or("hbm", "background_write_mib_per_s", 0) * 1024 * 1024;
 
   d.matmul_flops_fp32 = r.number("rates", "matmul_tflops_fp32") * 1e12;
   d.matmul_flops_fp16 = r.number("rates", "matmul_tflops_fp16") * 1e12;

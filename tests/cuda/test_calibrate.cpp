@@ -68,6 +68,7 @@ cuda::Calibration synthetic() {
   c.l2_chase_steps = 65536;
   c.hbm_chase_bytes = 104857600;
   c.hbm_chase_steps = 16384;
+  c.background_write_mib_per_s = 17.5;
   return c;
 }
 
@@ -112,6 +113,28 @@ TEST_CASE("calibrate: the TOML written parses with the measured figures", "[cali
   CHECK(d.fp32_flops == Approx(58.75e12));
   CHECK(d.exp_rate == Approx(15.9 * 132 * 1.755e9));
   CHECK(d.launch_overhead_s == Approx(2.25e-6));
+  CHECK(d.dram_background_write_rate == Approx(17.5 * 1024 * 1024));
+}
+
+TEST_CASE("calibrate: background writes not measured are left out of the TOML and say why", "[calibrate]") {
+  cuda::Calibration c = synthetic();
+  c.background_write_mib_per_s.reset();
+  c.background_why_not = "libcupti.so not found";
+  const std::string text = cuda::device_toml(c);
+  CHECK(text.find("background_write_mib_per_s") == std::string::npos);
+  CHECK(parse_device(text, "x.toml").dram_background_write_rate == 0);
+  bool said = false;
+  for (const auto& f : cuda::figures(c, nullptr))
+    if (f.key == "extra.background_write_mib_per_s") {
+      said = f.source == cuda::Source::not_measured && f.how.find("libcupti.so not found") != std::string::npos;
+      CHECK_FALSE(f.toml);
+    }
+  CHECK(said);
+  CHECK(cuda::figures_table(c, nullptr).find("not measured") != std::string::npos);
+  // Measured as 0 (a GPU that writes nothing on its own) is a figure, not a failure.
+  c.background_write_mib_per_s = 0.0;
+  CHECK(parse_device(cuda::device_toml(c), "x.toml").dram_background_write_rate == 0);
+  CHECK(cuda::device_toml(c).find("background_write_mib_per_s = 0") != std::string::npos);
 }
 
 TEST_CASE("calibrate: --hbm read puts the read-only figure in the TOML", "[calibrate]") {
@@ -143,7 +166,7 @@ TEST_CASE("calibrate: every figure has a comment naming the tool, GPU, driver, d
           std::string::npos);
     CHECK(comment.size() > 90);  // says how, not just who
   }
-  CHECK(keys == 22);  // every key of the schema (21 required, and the optional [l2] partitions)
+  CHECK(keys == 23);  // 21 required keys, and the optional [l2] partitions and [hbm] background_write_mib_per_s
   const std::string text = cuda::device_toml(c);
   CHECK(text.find("# measured by `fasim gpu calibrate`") != std::string::npos);
   CHECK(text.find("from cudaGetDeviceProperties: sharedMemPerMultiprocessor") != std::string::npos);

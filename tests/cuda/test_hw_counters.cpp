@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -257,4 +258,41 @@ TEST_CASE("median of an even and an odd count", "[cuda][timer]") {
   CHECK(cuda::median({3, 1, 2}) == 2);
   CHECK(cuda::median({4, 1, 3, 2}) == 2.5);
   CHECK(cuda::median({}) == 0);
+}
+
+
+// The GPU writes to DRAM on its own, in 256 KiB pieces (on an H200 about one
+// every 14 ms), with no kernel asking: a range around a kernel that touches
+// no memory counts them (docs/results/h200-2026-11-22-background-writes.md).
+// They grow with the range's time, and 16 MiB left dirty in L2 adds nothing:
+// L2 does not write dirty lines back over time, only when it evicts them.
+TEST_CASE("DRAM writes an idle range counts grow with its time; dirty lines stay in L2", "[cuda][cupti][gpu]") {
+  FASIM_REQUIRE_GPU();
+  FASIM_REQUIRE_CUPTI();
+  const std::size_t n = 16u << 20;  // fits any L2 fasim knows, with its source
+  DeviceBuffer src(n), dst(n);
+  REQUIRE(cudaMemset(src.p, 1, n) == cudaSuccess);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  auto written = [](const std::function<void()>& launch) {  // median of 3 ranges, bytes
+    std::vector<cuda::HwCounters> runs;
+    for (int r = 0; r < 3; ++r) runs.push_back(cuda::profile_range(launch));
+    return cuda::median_of(runs).dram_write_bytes;
+  };
+  const double piece = 256.0 * 1024;
+  const double idle_1ms = written([] { cuda::idle_for(1e-3); });
+  const double idle_100ms = written([] { cuda::idle_for(0.1); });
+  const double idle_300ms = written([] { cuda::idle_for(0.3); });
+  const double dirty_300ms = written([&] {
+    cuda::copy_bytes(dst.p, src.p, n);
+    cuda::idle_for(0.3);
+  });
+  std::printf("idle ranges: DRAM written %.3f MiB in 1 ms, %.3f in 100 ms, %.3f in 300 ms (%.1f MiB/s); "
+              "16 MiB dirty then 300 ms idle: %.3f MiB\n",
+              idle_1ms / (1 << 20), idle_100ms / (1 << 20), idle_300ms / (1 << 20), idle_300ms / 0.3 / (1 << 20),
+              dirty_300ms / (1 << 20));
+  CHECK(idle_1ms < piece);
+  // In proportion to time, to within one piece at each end.
+  CHECK(std::abs(idle_300ms - 3 * idle_100ms) <= 4 * piece);
+  // The dirty 16 MiB (and its clean source) stay in L2: nothing more is written.
+  CHECK(std::abs(dirty_300ms - idle_300ms) <= 2 * piece);
 }

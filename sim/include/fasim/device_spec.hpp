@@ -59,6 +59,11 @@ struct DeviceSpec {
   std::int64_t hbm_bytes = 0;  ///< HBM capacity in bytes (the largest workload that fits)
   double hbm_bandwidth = 0;  ///< bytes/s
   double hbm_latency_s = 0;  ///< seconds one load waits when any of it misses in L2 and goes to DRAM
+  /// Bytes/s the GPU writes to DRAM with no kernel asking ([hbm]
+  /// background_write_mib_per_s, default 0): measured in a counter range
+  /// around a kernel that touches no memory. Not the kernel's traffic, so the
+  /// ledger leaves it out; predicted_metrics adds it for the counter's view.
+  double dram_background_write_rate = 0;
 
   // Arithmetic rates (whole chip)
   double matmul_flops_fp32 = 0;  ///< FLOP/s of fp32 matmul

@@ -41,7 +41,21 @@ std::optional<Metric> parse_metric(const std::string& s);
 /// @brief One number per Metric.
 using MetricValues = std::array<double, kMetricCount>;
 
-/// @brief The predicted value of every metric of a finished simulation.
+/// @brief The GPU writes to DRAM on its own in pieces of this size: every
+/// count of an idle counter range was a whole number of them (H200 and H100,
+/// docs/results/h200-2026-11-22-background-writes.md).
+inline constexpr double kBackgroundPieceBytes = 256.0 * 1024;
+
+/// @brief DRAM bytes the GPU writes on its own while the kernel runs, as the
+/// median of counter ranges sees them: the device's background rate x the
+/// predicted time, in whole pieces (the nearest count). On an H200 that is
+/// 256 KiB about every 14 ms with no kernel touching memory. The kernel does
+/// not cause them, so the ledger leaves them out.
+double background_write_bytes(const Simulation& sim);
+
+/// @brief The predicted value of every metric of a finished simulation, as the
+/// GPU's counters would see it: DRAM writes are the kernel's write-backs plus
+/// background_write_bytes(sim).
 MetricValues predicted_metrics(const Simulation& sim);
 
 /// @brief The compute model of the CUDA kernel `fasim gpu run` picks for this

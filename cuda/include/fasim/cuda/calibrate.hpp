@@ -28,6 +28,9 @@
 //                   over L2 / 8 (warm, L2 hits), and over 2 x L2 after an L2
 //                   flush (every step a miss, HBM)
 //   launch          1000 empty kernels back to back, time per launch
+//   DRAM background CUPTI ranges around a kernel that waits 0.5 s and touches
+//                   no memory: DRAM bytes written / range time (the GPU's
+//                   own writes, which every counter range also counts)
 //   clock           the SM clock seen during each compute benchmark, from
 //                   clock64() against %globaltimer (clocks are never changed)
 // Sizes, SM count, shared memory and registers come from
@@ -130,6 +133,11 @@ struct Calibration {
   /// HBM latency, SM clocks
   double hbm_latency_cycles = 0;
   double launch_overhead_us = 0;  ///< per empty kernel, back to back
+  /// DRAM MiB/s written in counter ranges around an idle kernel (median of
+  /// background_ranges); unset if CUPTI could not run (background_why_not)
+  std::optional<double> background_write_mib_per_s;
+  /// why the background writes were not measured
+  std::string background_why_not;
 
   // What was run (for the "how" of each figure)
   std::int64_t hbm_buffer_bytes = 0;      ///< each of source and destination
@@ -147,14 +155,18 @@ struct Calibration {
   std::int64_t chase_stride_bytes = 256;
   /// empty kernels timed for the launch overhead
   int launches_per_run = 1000;
+  /// seconds the idle kernel of each background range waits
+  double background_idle_s = 0.5;
+  /// counter ranges for the background writes (each needs one idle kernel per profiler pass)
+  int background_ranges = 3;
 
   /// @brief The HBM figure that the TOML gets (copy or read, per hbm_figure).
   double hbm_gbps() const { return hbm_figure == HbmFigure::copy ? hbm_copy_gbps : hbm_read_gbps; }
 };
 
 /// @brief Where a figure comes from.
-enum class Source { measured, device_properties, datasheet };
-/// @brief "measured", "cudaGetDeviceProperties" or "datasheet".
+enum class Source { measured, device_properties, datasheet, not_measured };
+/// @brief "measured", "cudaGetDeviceProperties", "datasheet" or "not measured".
 std::string_view name(Source s);
 
 /// @brief One figure: a TOML key (table.key), or an extra shown beside them

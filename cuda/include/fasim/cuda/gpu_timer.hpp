@@ -84,4 +84,9 @@ double median(std::vector<double> values);
 /// for checking the hardware counters. Enqueued on the default stream.
 void copy_bytes(void* dst, const void* src, std::size_t n);
 
+/// @brief Runs a kernel (one warp per SM) that waits `seconds` of GPU time
+/// and touches no memory: a range whose own DRAM traffic is zero, for
+/// measuring what the counters see without work. Enqueued on the default stream.
+void idle_for(double seconds);
+
 }  // namespace fasim::cuda
