@@ -58,20 +58,28 @@ TEST_CASE("recorded runs: every point re-predicted within its bar or no worse th
 
 TEST_CASE("recorded runs: the held-out points, which no L2 model constant was chosen on",
           "[fidelity]") {
-  // docs/results/h200-2026-11-22-holdout-3.csv: shapes the sweep does not have
-  // (scripts/gpu-holdout.sh), measured on an H200 and predicted with the
-  // sweep's device profile. The same ratchet as the sweeps. The constants
-  // were chosen on the sweeps alone (kL2CleanShare on h200-2026-11-22-sweep.csv,
-  // kL2Ways on the one before it).
-  const std::string csv = (kResults / "h200-2026-11-22-holdout-3.csv").string();
-  const std::vector<RecordedPoint> points = read_recorded_csv(csv);
-  CHECK(points.size() == 12);
-  const std::vector<Reprediction> reps =
-      repredict(points, load_device((kResults / "h200-2026-11-21-measured.toml").string()));
-  const std::vector<std::string> problems =
-      ratchet_problems(find_misses(reps), read_misses((kResults / "h200-2026-11-22-holdout-misses.csv").string()));
-  for (const std::string& p : problems) UNSCOPED_INFO(p);
-  CHECK(problems.empty());
+  // Shapes the sweeps do not have (scripts/gpu-holdout.sh), measured on an
+  // H200 and an H100 and predicted with each sweep's device profile. The same
+  // ratchet as the sweeps. The constants were chosen on the H200 sweeps alone
+  // (kL2CleanShare on h200-2026-11-22-sweep.csv, kL2Ways on the one before it).
+  struct Holdout {
+    const char* csv;
+    const char* device;
+    const char* misses;
+  };
+  for (const Holdout& h : {Holdout{"h200-2026-11-22-holdout-3.csv", "h200-2026-11-21-measured.toml",
+                                   "h200-2026-11-22-holdout-misses.csv"},
+                           Holdout{"h100-2026-11-22-holdout-2.csv", "h100-2026-11-22-measured.toml",
+                                   "h100-2026-11-22-holdout-misses.csv"}}) {
+    INFO(h.csv);
+    const std::vector<RecordedPoint> points = read_recorded_csv((kResults / h.csv).string());
+    CHECK(points.size() == 12);
+    const std::vector<Reprediction> reps = repredict(points, load_device((kResults / h.device).string()));
+    const std::vector<std::string> problems =
+        ratchet_problems(find_misses(reps), read_misses((kResults / h.misses).string()));
+    for (const std::string& p : problems) UNSCOPED_INFO(p);
+    CHECK(problems.empty());
+  }
 }
 
 TEST_CASE("fidelity: error is relative to the measurement, with zero handled", "[fidelity]") {
