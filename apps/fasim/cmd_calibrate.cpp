@@ -1,9 +1,10 @@
 // `fasim gpu calibrate`: measure, on this machine's GPU, each figure of the
 // device TOML that the timing model uses (HBM and L2 bandwidth and latency,
 // shared-memory bandwidth, matmul, FP32 and exp rates, launch overhead, the
-// SM clock, the DRAM writes the GPU makes on its own), print them beside the built-in profile of the GPU, and write a
-// device TOML (default configs/devices/<gpu>-measured.toml) that any command
-// takes with --device. Registered by cmd_gpu.cpp; a fasim built without CUDA
+// SM clock, the DRAM writes the GPU makes on its own), print them beside the
+// built-in profile of the GPU, and write a device TOML (default
+// configs/devices/<gpu>-measured.toml) that any command takes with --device.
+// Registered by cmd_gpu.cpp; a fasim built without CUDA
 // keeps the command and says so (exit 2).
 #include <iostream>
 #include <memory>

@@ -52,7 +52,6 @@ void measure_background_writes(Calibration& c, double work, const std::function<
 
 }  // namespace
 
-
 Calibration calibrate(const CalibrateOptions& options, const std::function<void(std::string_view)>& progress) {
   if (options.runs < 20)
     throw UserError("calibrate needs at least 20 timed runs per benchmark for a median; use --runs 20 or more");

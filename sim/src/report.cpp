@@ -29,6 +29,7 @@ nlohmann::json device_spec_json(const DeviceSpec& d) {
           {"hbm_bytes", d.hbm_bytes},
           {"hbm_bandwidth", d.hbm_bandwidth},
           {"hbm_latency_s", d.hbm_latency_s},
+          {"dram_background_write_rate", d.dram_background_write_rate},
           {"matmul_flops", {{"fp32", d.matmul_flops_fp32}, {"fp16", d.matmul_flops_fp16}, {"bf16", d.matmul_flops_bf16}}},
           {"fp32_flops", d.fp32_flops},
           {"exp_rate", d.exp_rate},
