@@ -74,8 +74,11 @@ struct WarpLatency {
   double simt_fma_cycles = 10.2;
   /// cuda-mma: per mma.sync m16n8k16 (4096 FLOPs) of a warp, in units of one
   /// mma at the SM's peak matmul rate (the rate was measured at the clock the
-  /// tensor-core kernel runs at). From flash2 fp16 N=4096 at d=64 and d=128.
-  double mma_mma_times = 5.0;
+  /// tensor-core kernel runs at). Fitted to the times of the recorded H200
+  /// sweep's 12 flash2 fp16 points (docs/results/h200-2026-11-22-sweep.csv):
+  /// the least mean error, 4.0% (5.0, from ncu profiles, left every point
+  /// 9% to 21% short, mean 13.8%; 7.5, 8, 8.5, 9: 5.1%, 4.2%, 4.1%, 4.2%).
+  double mma_mma_times = 8.25;
   /// cuda-simt and cuda-mma: SM clock cycles per exponential of a lane (one
   /// softmax element: mask, max, exp, sum, each waiting for the last). From
   /// the same two tensor-core profiles.
