@@ -5,8 +5,9 @@
 # docs/results/h200-2026-11-21-sweep-start-dirty.csv, the clean share on
 # h200-2026-11-22-sweep.csv) and the probes beside them. These shapes differ
 # from the sweeps' in heads, N or dtype, and nearly fill or overflow the L2,
-# where DRAM writes depend most on the model. Each `fasim compare --sweep` runs in its own process with
-# RANGES counter ranges per point; all rows go to $OUT/holdout.csv.
+# where DRAM writes depend most on the model. Each `fasim compare --sweep`
+# runs in its own process with RANGES counter ranges per point; all rows go
+# to $OUT/holdout.csv.
 #
 #   RANGES=3 OUT=/tmp/h FASIM=build/bin/fasim scripts/gpu-holdout.sh [--device D.toml]
 set -uo pipefail

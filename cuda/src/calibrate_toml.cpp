@@ -194,7 +194,7 @@ std::vector<Figure> figures(const Calibration& c, const DeviceSpec* s) {
   };
 
   // The GPU's own DRAM writes: a TOML figure (in [hbm], after its latency)
-  // only when measured; else an extra that says why not.
+  // when measured; else the first extra, saying why not.
   const double mib_per_s = 1024.0 * 1024.0;
   if (c.background_write_mib_per_s) {
     const auto at = std::find_if(f.begin(), f.end(), [](const Figure& x) { return x.key == "hbm.latency_ns"; });
@@ -203,13 +203,13 @@ std::vector<Figure> figures(const Calibration& c, const DeviceSpec* s) {
                  std::to_string(c.background_ranges) + " CUPTI ranges (L2 flushed after the profiler's start), each "
                  "around one kernel that waits " + fmt("%.3g", c.background_idle_s) + " s and touches no memory; "
                  "DRAM bytes written / range time, the median; predictions add it x time to the DRAM writes"});
-  }
-
-  // Extras: shown, not written.
-  if (!c.background_write_mib_per_s)
+  } else {
     f.push_back({"extra.background_write_mib_per_s", false, "DRAM writes, background", "MiB/s", 0,
                  opt(s ? s->dram_background_write_rate / mib_per_s : 0), S::not_measured,
                  "not measured (" + c.background_why_not + "); the TOML leaves it out, so predictions count 0"});
+  }
+
+  // Extras: shown, not written.
   const bool copy = c.hbm_figure == HbmFigure::copy;
   f.push_back({copy ? "extra.hbm_read_gbps" : "extra.hbm_copy_gbps", false,
                copy ? "HBM bandwidth, read only" : "HBM bandwidth, copy (read + write)", "GB/s",

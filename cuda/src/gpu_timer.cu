@@ -54,10 +54,15 @@ __global__ void wait_ns(unsigned long long ns) {
   } while (now - start < ns);
 }
 
-int grid_for(std::size_t items, int threads) {
+int sm_count() {
   int sms = 0, device = 0;
   FASIM_TIMER_CHECK(cudaGetDevice(&device));
   FASIM_TIMER_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+int grid_for(std::size_t items, int threads) {
+  const int sms = sm_count();
   const std::size_t want = (items + threads - 1) / threads;
   return static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(want, std::size_t(sms) * 8)));
 }
@@ -171,10 +176,7 @@ void copy_bytes(void* dst, const void* src, std::size_t n) {
 }
 
 void idle_for(double seconds) {
-  int sms = 0, device = 0;
-  FASIM_TIMER_CHECK(cudaGetDevice(&device));
-  FASIM_TIMER_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  wait_ns<<<sms, 32>>>(static_cast<unsigned long long>(std::max(0.0, seconds) * 1e9));
+  wait_ns<<<sm_count(), 32>>>(static_cast<unsigned long long>(std::max(0.0, seconds) * 1e9));
   FASIM_TIMER_CHECK(cudaGetLastError());
 }
 

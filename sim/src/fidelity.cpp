@@ -63,9 +63,10 @@ double background_write_bytes(const Simulation& sim) {
 MetricValues predicted_metrics(const Simulation& sim) {
   const Traffic hbm = sim.ledger().hbm_total();
   const CacheTraffic c = sim.ledger().cache_total();
-  return {static_cast<double>(hbm.read_bytes),     static_cast<double>(hbm.write_bytes),
-          static_cast<double>(c.l2_read_bytes),    static_cast<double>(c.l2_write_bytes),
-          static_cast<double>(c.dram_read_bytes),  static_cast<double>(c.dram_write_bytes) + background_write_bytes(sim),
+  const double dram_written = static_cast<double>(c.dram_write_bytes) + background_write_bytes(sim);
+  return {static_cast<double>(hbm.read_bytes),    static_cast<double>(hbm.write_bytes),
+          static_cast<double>(c.l2_read_bytes),   static_cast<double>(c.l2_write_bytes),
+          static_cast<double>(c.dram_read_bytes), dram_written,
           sim.time().seconds};
 }
 

@@ -26,6 +26,7 @@
 #include "fasim/cuda/hw_counters.hpp"
 #include "fasim/cuda/measure.hpp"
 #include "fasim/device_spec.hpp"
+#include "fasim/fidelity.hpp"
 #include "fasim/simulation.hpp"
 #include "fasim/tiling.hpp"
 
@@ -260,7 +261,6 @@ TEST_CASE("median of an even and an odd count", "[cuda][timer]") {
   CHECK(cuda::median({}) == 0);
 }
 
-
 // The GPU writes to DRAM on its own, in 256 KiB pieces (on an H200 about one
 // every 14 ms), with no kernel asking: a range around a kernel that touches
 // no memory counts them (docs/results/h200-2026-11-22-background-writes.md).
@@ -278,7 +278,7 @@ TEST_CASE("DRAM writes an idle range counts grow with its time; dirty lines stay
     for (int r = 0; r < 3; ++r) runs.push_back(cuda::profile_range(launch));
     return cuda::median_of(runs).dram_write_bytes;
   };
-  const double piece = 256.0 * 1024;
+  const double piece = kBackgroundPieceBytes;
   const double idle_1ms = written([] { cuda::idle_for(1e-3); });
   const double idle_100ms = written([] { cuda::idle_for(0.1); });
   const double idle_300ms = written([] { cuda::idle_for(0.3); });

@@ -25,8 +25,9 @@
 //  - only home partitions talk to DRAM: misses at home are DRAM reads, dirty
 //    tiles evicted at home are DRAM writes, and each partition keeps at most
 //    kL2DirtyShare of itself dirty (and writes back dirty tiles that age into
-//    its least recently used clean share, 0 in fasim: L2Cache). Copies are clean, so evicting
-//    one costs nothing, but copies take room that home data would otherwise use.
+//    its least recently used clean share, 0 in fasim: L2Cache). Copies are
+//    clean, so evicting one costs nothing, but copies take room that home
+//    data would otherwise use.
 // With one partition this is exactly the L2Cache model.
 #pragma once
 
