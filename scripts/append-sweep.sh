@@ -1,4 +1,4 @@
-# Sourced by scripts/gpu-repeat.sh and scripts/gpu-holdout.sh.
+# Sourced by scripts/gpu-repeat.sh, scripts/gpu-holdout.sh and scripts/gpu-holdout-time.sh.
 # append_sweep CSV LOG ARGS...: runs one `"$FASIM" compare --sweep ARGS`
 # (counting only, RANGES counter ranges per point) and appends its rows to
 # CSV, the header only if CSV is new; its messages go to LOG.

@@ -214,6 +214,40 @@ TEST_CASE("warp latency: cuda-simt loads a tile one element per thread at a time
   CHECK(load(mma, c2) < 2 * dev.hbm_latency_s);
 }
 
+TEST_CASE("a hit on a tile still on its way from DRAM waits for it but not once it has landed",
+          "[timing]") {
+  // Block A (SM 0) misses on a K tile at t = 0. Block B (SM 1) asks for the
+  // same tile at once: the L2 holds its sectors (a hit, no DRAM bytes), but
+  // the data is still on its way, so B is done no sooner than A, and pays
+  // the miss time per element (cuda-simt). Block C asks after A's read has
+  // landed: a plain hit.
+  const DeviceSpec dev = load_device("h200");
+  Hbm hbm;
+  hbm.add(TensorId::K, 1, 128, 128, DType::fp32, false);
+  const WarpLatency lat{.simt_load_hit_s = 200e-9, .simt_load_miss_s = 400e-9};
+  Machine simt(dev, hbm, dev.fp32_flops, false, ComputeModel::cuda_simt, 8, lat);
+  simt.begin_kernel();
+  auto load = [&simt](std::int32_t sm, double at) {
+    Step s;
+    s.kind = StepKind::load;
+    s.tensor = TensorId::K;
+    s.rows = s.cols = 128;
+    s.hbm_read_bytes = 128 * 128 * 4;
+    BlockClock c{.t = at, .loads_done = at, .load_gate = at, .last_load = at, .stores_done = at, .sm = sm};
+    simt.run(s, c);
+    return s;
+  };
+  const Step a = load(0, 0.0);
+  const Step b = load(1, 0.0);
+  CHECK(a.dram_read_bytes == 128 * 128 * 4);
+  CHECK(b.dram_read_bytes == 0);
+  CHECK(b.l2_hit_bytes == 128 * 128 * 4);
+  CHECK(a.end_s == Approx(64 * 400e-9));
+  CHECK(b.end_s >= a.end_s);
+  const Step c = load(0, a.end_s + 1e-6);
+  CHECK(c.end_s - c.start_s == Approx(64 * 200e-9));
+}
+
 TEST_CASE("warp latency: cuda-mma runs mma.sync at 1 / (1 + 5 / W) of its peak, and each exp waits 16.9 cycles / W",
           "[timing]") {
   const DeviceSpec dev = load_device("h200");

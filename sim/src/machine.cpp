@@ -67,6 +67,23 @@ std::array<double, kBoundCount> Machine::kernel_busy() const {
   return b;
 }
 
+double Machine::dram_arrival(const TileKey& key, double now) const {
+  const double* arrives = in_flight_.find(key);
+  return arrives != nullptr && *arrives > now ? *arrives : 0.0;
+}
+
+void Machine::reading_from_dram(const TileKey& key, double arrives, double now) {
+  // Reads begin in about time order, so the oldest are the first to land.
+  while (!landing_.empty() && landing_.front().second <= now) {
+    const TileKey& old = landing_.front().first;
+    if (const double* t = in_flight_.find(old); t != nullptr && *t <= now) in_flight_.erase(old);
+    landing_.pop_front();
+  }
+  if (double* t = in_flight_.find(key)) *t = arrives;
+  else in_flight_.insert(key, arrives);
+  landing_.emplace_back(key, arrives);
+}
+
 double Machine::load(Step& s, BlockClock& c) {
   const HbmTensor& x = hbm_.at(s.tensor);
   const std::int64_t sectors = sector_bytes(x, s.bh, s.row0, s.rows, s.col0, s.cols, dev_.l2_sector_bytes);
@@ -79,19 +96,25 @@ double Machine::load(Step& s, BlockClock& c) {
   const double start = double_buffer_ ? std::max(c.load_gate, c.last_load) : c.t;
   const double dram = static_cast<double>(a.miss_bytes + a.writeback_bytes);
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
-  double done = std::max({l2_server_.serve(start, static_cast<double>(sectors) / dev_.l2_bandwidth),
-                          hbm_server_.serve(start, dram / dev_.hbm_bandwidth),
-                          sm.sram.serve(start, static_cast<double>(s.hbm_read_bytes) / sram_bw_)}) +
-                (a.miss_bytes > 0 ? dev_.hbm_latency_s : dev_.l2_latency_s);
+  // A hit on a tile another block is still reading from DRAM waits for it.
+  const TileKey key{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols};
+  const double arrives = a.miss_bytes > 0 ? 0.0 : dram_arrival(key, start);
+  const bool from_dram = a.miss_bytes > 0 || arrives > 0;
+  double done = std::max(std::max({l2_server_.serve(start, static_cast<double>(sectors) / dev_.l2_bandwidth),
+                                    hbm_server_.serve(start, dram / dev_.hbm_bandwidth),
+                                    sm.sram.serve(start, static_cast<double>(s.hbm_read_bytes) / sram_bw_)}) +
+                             (from_dram ? dev_.hbm_latency_s : dev_.l2_latency_s),
+                         arrives);
   // cuda-simt: each thread loads its elements one after another, and waits
   // for each (tiles.cuh), so the tile takes its elements per thread times the
   // time of one load, a hit or a miss as the L2 says (timing.hpp).
   if (compute_ == ComputeModel::cuda_simt && warps_per_block_ > 0 && sectors > 0) {
     const double threads = static_cast<double>(warps_per_block_ * kWarpSize);
     const double per_thread = std::ceil(static_cast<double>(s.rows * s.cols) / threads);
-    const double hit = static_cast<double>(a.hit_bytes) / static_cast<double>(sectors);
+    const double hit = arrives > 0 ? 0.0 : static_cast<double>(a.hit_bytes) / static_cast<double>(sectors);
     done = std::max(done, start + per_thread * (hit * latency_.simt_load_hit_s + (1 - hit) * latency_.simt_load_miss_s));
   }
+  if (a.miss_bytes > 0) reading_from_dram(key, done, start);
   s.start_s = start;
   c.last_load = start;
   c.loads_done = std::max(c.loads_done, done);

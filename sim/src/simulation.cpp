@@ -9,6 +9,7 @@
 #endif
 
 #include "fasim/algorithms/decode.hpp"
+#include "fasim/cuda_occupancy.hpp"
 #include "fasim/error.hpp"
 #include "fasim/paged_kv.hpp"
 #include "fasim/reference.hpp"
@@ -34,19 +35,6 @@ void fill_random_paged(Hbm& hbm, const Workload& w, TensorId t, float scale, std
     for (std::int64_t r = 0; r < w.n_keys(); ++r)
       for (std::int64_t c = 0; c < w.d; ++c)
         x.values.set(static_cast<std::size_t>(kv_offset(w, hbm, t, h, r, c)), scale * normal(rng));
-}
-
-// The CUDA teaching kernels' occupancy (versions 1-3): tiles are widened to
-// fp32 in shared memory, and the flash kernels keep S there too (+1 KiB the
-// driver reserves per block); registers as ncu reports (ncu.csv, "Block Limit
-// Registers"): flash1 254 per thread, 1 block of 256 threads; flash2 and
-// naive (the same OutTile) 127, 2 blocks.
-std::int64_t cuda_simt_blocks_per_sm(const Workload& w, const Mapping& m, const OnChipBytes& need,
-                                     const DeviceSpec& dev) {
-  std::int64_t smem = need.shared / w.elem_bytes() * 4 + 1024;
-  if (m.algo != Algo::naive) smem += m.br * m.bc * 4;
-  const std::int64_t by_registers = m.algo == Algo::flash1 ? 1 : 2;
-  return std::max<std::int64_t>(1, std::min(by_registers, dev.sram_bytes_per_sm / smem));
 }
 
 // The blocks' tiles, freed as the last kernel ends, stay in glibc's heap
@@ -111,7 +99,6 @@ Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, Si
     blocks_per_sm_ = std::min(blocks_per_sm_, device_.register_bytes_per_sm / need_.registers);
   blocks_per_sm_ = std::max<std::int64_t>(blocks_per_sm_, 1);
   if (options_.compute == ComputeModel::cuda_mma) blocks_per_sm_ = 1;  // register-limited (ncu)
-  if (options_.compute == ComputeModel::cuda_simt) blocks_per_sm_ = cuda_simt_blocks_per_sm(w, mapping_, need_, device_);
   machine_ = std::make_unique<Machine>(device_, hbm_, device_.matmul_flops(w.dtype), mapping_.double_buffer,
                                        options_.compute, warps_per_block(options_.compute, mapping_.br));
   if (options_.l2 == L2Start::warm) machine_->warm_inputs(mapping_.br, mapping_.bc);
@@ -152,6 +139,9 @@ Simulation::~Simulation() {
 void Simulation::start_kernel(double t) {
   const Kernel& k = program_.kernels[kernel_];
   machine_->begin_kernel();
+  // The CUDA teaching kernels: each kernel its own occupancy (cuda_occupancy.hpp).
+  if (options_.compute == ComputeModel::cuda_simt)
+    blocks_per_sm_ = cuda_simt_blocks_per_sm(workload_, mapping_, device_, kernel_);
   KernelTime kt;
   kt.name = k.name;
   kt.grid = k.grid;

@@ -8,12 +8,15 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <utility>
 #include <vector>
 
 #include "fasim/device_spec.hpp"
 #include "fasim/hbm.hpp"
 #include "fasim/l2_partitions.hpp"
 #include "fasim/step.hpp"
+#include "fasim/tile_map.hpp"
 #include "fasim/timing.hpp"
 
 namespace fasim {
@@ -82,6 +85,10 @@ class Machine {
     double latency = 0;  // seconds of warp latency charged to this SM's pipes this kernel
     int blocks = 0;      // blocks resident now
   };
+  // When an earlier DRAM read of tile `key` lands, if after `now`; else 0.
+  double dram_arrival(const TileKey& key, double now) const;
+  // Tile `key` is on its way from DRAM and lands at `arrives`.
+  void reading_from_dram(const TileKey& key, double arrives, double now);
   double load(Step& s, BlockClock& c);
   double store(Step& s, BlockClock& c);
   double compute(Step& s, BlockClock& c);
@@ -96,6 +103,10 @@ class Machine {
   PartitionedL2 l2_;
   Server hbm_server_, l2_server_;
   std::vector<Sm> sms_;
+  // Tiles whose DRAM read has not landed yet, and when it lands. Blocks that
+  // hit such a tile in L2 (its sectors are allocated) wait for it too.
+  TileMap<double> in_flight_;
+  std::deque<std::pair<TileKey, double>> landing_;  // the same reads, in the order they began
 };
 
 }  // namespace fasim

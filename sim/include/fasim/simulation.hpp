@@ -111,6 +111,8 @@ class Simulation {
   /// @brief Planned on-chip bytes per block (what the check against capacity used).
   const OnChipBytes& need() const { return need_; }
   /// @brief Blocks one SM holds at once: limited by SRAM, registers and 32.
+  /// Under cuda-simt each kernel has its own (cuda_occupancy.hpp); this is
+  /// the kernel running now, or the last one once done. KernelTime has each.
   std::int64_t blocks_per_sm() const { return blocks_per_sm_; }
   /// @brief Predicted time so far (complete once done()).
   const TimeReport& time() const { return time_; }

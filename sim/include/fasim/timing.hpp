@@ -68,17 +68,19 @@ int warps_per_block(ComputeModel m, std::int64_t br);
 /// less what the pipes alone take, per unit of work.
 struct WarpLatency {
   /// cuda-simt: SM clock cycles per multiply-add of a warp (one per lane):
-  /// both operands come from shared memory and the FMA waits for them. Fitted
-  /// with the load term below to the recorded sweep's times of flash2 fp32
-  /// (N=2048, d=64: 11.0) and flash1 fp32 (N=1024, d=64: 9.3), their mean.
-  double simt_fma_cycles = 10.2;
+  /// both operands come from shared memory and the FMA waits for them.
+  /// Fitted to the times of the recorded H200 sweep's 48 teaching-kernel
+  /// points (docs/results/h200-2026-11-22-sweep.csv), with each kernel's own
+  /// occupancy (cuda_occupancy.hpp) and reads waiting for DRAM reads in
+  /// flight: the least mean error, 5.72% (9.0, 9.5, 10.5, 11.0: 6.01%,
+  /// 5.78%, 5.78%, 6.06%).
+  double simt_fma_cycles = 10.0;
   /// cuda-mma: per mma.sync m16n8k16 (4096 FLOPs) of a warp, in units of one
   /// mma at the SM's peak matmul rate (the rate was measured at the clock the
-  /// tensor-core kernel runs at). Fitted to the times of the recorded H200
-  /// sweep's 12 flash2 fp16 points (docs/results/h200-2026-11-22-sweep.csv):
-  /// the least mean error, 4.0% (5.0, from ncu profiles, left every point
-  /// 9% to 21% short, mean 13.8%; 7.5, 8, 8.5, 9: 5.1%, 4.2%, 4.1%, 4.2%).
-  double mma_mma_times = 8.25;
+  /// tensor-core kernel runs at). Fitted to the times of the same sweep's 12
+  /// flash2 fp16 points: the least mean error, 2.9% (6.0, 6.25, 6.75, 7.0:
+  /// 3.5%, 3.1%, 3.1%, 3.4%). From ncu profiles it was 5.0.
+  double mma_mma_times = 6.5;
   /// cuda-simt and cuda-mma: SM clock cycles per exponential of a lane (one
   /// softmax element: mask, max, exp, sum, each waiting for the last). From
   /// the same two tensor-core profiles.
