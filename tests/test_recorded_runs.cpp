@@ -76,7 +76,9 @@ TEST_CASE("recorded runs: the held-out points, which no model constant was chose
                            Holdout{"h100-2026-11-22-holdout-2.csv", "h100-2026-11-22-measured.toml",
                                    "h100-2026-11-22-holdout-misses.csv", 12},
                            Holdout{"h200-2026-11-22-holdout-time.csv", "h200-2026-11-22-measured.toml",
-                                   "h200-2026-11-22-holdout-time-misses.csv", 10}}) {
+                                   "h200-2026-11-22-holdout-time-misses.csv", 10},
+                           Holdout{"h100-2026-11-22-holdout-time.csv", "h100-2026-11-22-measured.toml",
+                                   "h100-2026-11-22-holdout-time-misses.csv", 10}}) {
     INFO(h.csv);
     const std::vector<RecordedPoint> points = read_recorded_csv((kResults / h.csv).string());
     CHECK(points.size() == h.points);
