@@ -12,6 +12,17 @@ TimeReport predict(const DeviceSpec& dev, const Workload& w, const Mapping& m) {
   sim.run();
   return sim.time();
 }
+
+// The block with clock c loads the whole 128 x 128 fp32 tile of K.
+Step load_k_tile(Machine& m, BlockClock& c) {
+  Step s;
+  s.kind = StepKind::load;
+  s.tensor = TensorId::K;
+  s.rows = s.cols = 128;
+  s.hbm_read_bytes = 128 * 128 * 4;
+  m.run(s, c);
+  return s;
+}
 }  // namespace
 
 TEST_CASE("a copy-like kernel is HBM-bound and runs near the HBM bandwidth", "[timing]") {
@@ -193,14 +204,8 @@ TEST_CASE("warp latency: cuda-simt loads a tile one element per thread at a time
   hbm.add(TensorId::K, 1, 128, 128, DType::fp32, false);
   const WarpLatency lat{.simt_load_hit_s = 200e-9, .simt_load_miss_s = 400e-9};
   auto load = [](Machine& m, BlockClock& c) {
-    Step s;
-    s.kind = StepKind::load;
-    s.tensor = TensorId::K;
-    s.rows = s.cols = 128;
-    s.hbm_read_bytes = 128 * 128 * 4;
     const double start = c.t;
-    m.run(s, c);
-    return s.end_s - start;
+    return load_k_tile(m, c).end_s - start;
   };
   Machine simt(dev, hbm, dev.fp32_flops, false, ComputeModel::cuda_simt, 8, lat);
   simt.begin_kernel();
@@ -228,14 +233,8 @@ TEST_CASE("a hit on a tile still on its way from DRAM waits for it but not once 
   Machine simt(dev, hbm, dev.fp32_flops, false, ComputeModel::cuda_simt, 8, lat);
   simt.begin_kernel();
   auto load = [&simt](std::int32_t sm, double at) {
-    Step s;
-    s.kind = StepKind::load;
-    s.tensor = TensorId::K;
-    s.rows = s.cols = 128;
-    s.hbm_read_bytes = 128 * 128 * 4;
     BlockClock c{.t = at, .loads_done = at, .load_gate = at, .last_load = at, .stores_done = at, .sm = sm};
-    simt.run(s, c);
-    return s;
+    return load_k_tile(simt, c);
   };
   const Step a = load(0, 0.0);
   const Step b = load(1, 0.0);
