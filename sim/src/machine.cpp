@@ -87,7 +87,8 @@ void Machine::reading_from_dram(const TileKey& key, double arrives, double now) 
 double Machine::load(Step& s, BlockClock& c) {
   const HbmTensor& x = hbm_.at(s.tensor);
   const std::int64_t sectors = sector_bytes(x, s.bh, s.row0, s.rows, s.col0, s.cols, dev_.l2_sector_bytes);
-  const L2Access a = l2_.read(TileKey{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols}, sectors, c.sm);
+  const TileKey key{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols};
+  const L2Access a = l2_.read(key, sectors, c.sm);
   s.l2_read_bytes = sectors;
   s.l2_hit_bytes = a.hit_bytes;
   s.dram_read_bytes = a.miss_bytes;
@@ -97,7 +98,6 @@ double Machine::load(Step& s, BlockClock& c) {
   const double dram = static_cast<double>(a.miss_bytes + a.writeback_bytes);
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
   // A hit on a tile another block is still reading from DRAM waits for it.
-  const TileKey key{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols};
   const double arrives = a.miss_bytes > 0 ? 0.0 : dram_arrival(key, start);
   const bool from_dram = a.miss_bytes > 0 || arrives > 0;
   double done = std::max(std::max({l2_server_.serve(start, static_cast<double>(sectors) / dev_.l2_bandwidth),
