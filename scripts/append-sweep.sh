@@ -1,4 +1,4 @@
-# Sourced by scripts/gpu-repeat.sh, scripts/gpu-holdout.sh and scripts/gpu-holdout-time.sh.
+# Sourced by scripts/gpu-repeat.sh, gpu-holdout.sh, gpu-holdout-time.sh and gpu-holdout-steps.sh.
 # append_sweep CSV LOG ARGS...: runs one `"$FASIM" compare --sweep ARGS`
 # (counting only, RANGES counter ranges per point) and appends its rows to
 # CSV, the header only if CSV is new; its messages go to LOG.

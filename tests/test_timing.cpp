@@ -132,11 +132,13 @@ TEST_CASE("compute models: cuda-simt reads both operands of every multiply-add f
   simt.run();
   const auto sram = static_cast<int>(Bound::sram), tensor = static_cast<int>(Bound::matmul);
   const double matmul_flops = 4.0 * 64 * 64 * 64;  // S = Q K^T and O = P V, 2 FLOPs per multiply-add
-  // ... plus the warp latency: simt_fma_cycles per warp multiply-add, shared by the block's 8 warps.
+  // ... plus the warp latency: simt_fma_cycles per warp multiply-add, shared by the block's 8 warps,
+  // ... plus its one key step's fixed cost and one per row (64 rows).
   const double warp_fmas = matmul_flops / 2 / kWarpSize;
   CHECK(simt.time().kernels[0].busy[sram] - ideal.time().kernels[0].busy[sram] ==
         Approx(matmul_flops * 4.0 / dev.sram_bandwidth_per_sm +
-               warp_fmas * kWarpLatency.simt_fma_cycles / dev.clock_hz / 8));
+               warp_fmas * kWarpLatency.simt_fma_cycles / dev.clock_hz / 8 +
+               (kWarpLatency.simt_step_cycles + 64 * kWarpLatency.simt_row_cycles) / dev.clock_hz));
   CHECK(ideal.time().kernels[0].busy[tensor] > 0);
   CHECK(simt.time().kernels[0].busy[tensor] == 0);
   CHECK(simt.time().seconds > ideal.time().seconds);
@@ -192,6 +194,51 @@ TEST_CASE("warp latency: cuda-simt holds the shared-memory port latency / W long
   Machine plain(dev, hbm, dev.fp32_flops, false, ComputeModel::cuda_simt, 0);
   plain.begin_kernel();
   CHECK(compute_step(plain, flops, 0) * dev.clock_hz == Approx(16000));
+}
+
+TEST_CASE("warp latency: cuda-simt charges each softmax step a fixed cost and a cost per row",
+          "[timing]") {
+  // A softmax step of 64 rows with no arithmetic: 1000 + 64 x 10 = 1640
+  // cycles on the shared-memory port, counted as latency. A second block's
+  // step on the same SM queues behind it. A matmul step pays neither.
+  const DeviceSpec dev = load_device("h200");
+  const Hbm hbm;
+  const WarpLatency lat{.simt_step_cycles = 1000, .simt_row_cycles = 10};
+  auto softmax = [](Machine& m, std::int64_t rows) {
+    Step s;
+    s.kind = StepKind::softmax;
+    s.rows = rows;
+    BlockClock c;
+    m.run(s, c);
+    return s.end_s;
+  };
+  Machine simt(dev, hbm, dev.fp32_flops, false, ComputeModel::cuda_simt, 8, lat);
+  simt.begin_kernel();
+  simt.occupy(0, 2);
+  CHECK(softmax(simt, 64) * dev.clock_hz == Approx(1640));
+  CHECK(softmax(simt, 64) * dev.clock_hz == Approx(2 * 1640));
+  CHECK(simt.kernel_busy()[static_cast<int>(Bound::latency)] * dev.clock_hz == Approx(2 * 1640));
+  CHECK(compute_step(simt, 0, 0) == 0);
+  // The tensor-core kernel's softmax is priced per exponential only.
+  Machine mma(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 8, lat);
+  mma.begin_kernel();
+  CHECK(softmax(mma, 64) == 0);
+}
+
+TEST_CASE("warp latency: cuda-simt pays the per-step cost once per key tile", "[timing]") {
+  // One block (N = Br = 64) walks 4 key tiles with Bc = 16 and 1 with
+  // Bc = 64. The multiply-adds and bytes are the same; the SRAM port differs
+  // by 3 softmax steps of 64 rows.
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{1, 1, 64, 64, DType::fp32};
+  Simulation wide(dev, w, Mapping{Algo::flash2, 64, 64}, {.numerics = false, .compute = ComputeModel::cuda_simt});
+  Simulation narrow(dev, w, Mapping{Algo::flash2, 64, 16}, {.numerics = false, .compute = ComputeModel::cuda_simt});
+  wide.run();
+  narrow.run();
+  const auto sram = static_cast<int>(Bound::sram);
+  CHECK(narrow.time().kernels[0].busy[sram] - wide.time().kernels[0].busy[sram] ==
+        Approx(3 * (kWarpLatency.simt_step_cycles + 64 * kWarpLatency.simt_row_cycles) / dev.clock_hz));
+  CHECK(narrow.ledger().hbm_total().read_bytes == wide.ledger().hbm_total().read_bytes);
 }
 
 TEST_CASE("warp latency: cuda-simt loads a tile one element per thread at a time, each a hit or a miss",

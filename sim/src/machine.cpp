@@ -142,6 +142,10 @@ double Machine::store(Step& s, BlockClock& c) {
   return done;
 }
 
+double Machine::simt_step_seconds(std::int64_t rows) const {
+  return (latency_.simt_step_cycles + static_cast<double>(rows) * latency_.simt_row_cycles) / dev_.clock_hz;
+}
+
 double Machine::compute(Step& s, BlockClock& c) {
   const double start = std::max(c.t, c.loads_done);
   if (!c.computing) c.load_gate = start;  // double buffering: the next loads may start now
@@ -163,9 +167,13 @@ double Machine::compute(Step& s, BlockClock& c) {
     lat_exp = exps / kWarpSize * latency_.exp_cycles / dev_.clock_hz / warps;
     sm.latency += lat_matmul + lat_exp;
   }
+  // cuda-simt: each softmax step (one per key step in flash1 and flash2) also
+  // costs the SM a fixed share per step and per row, whatever the tile's width.
+  const double per_step = simt && s.kind == StepKind::softmax ? simt_step_seconds(s.rows) : 0.0;
+  sm.latency += per_step;
   const double done =
       std::max({sm.tensor.serve(start, simt ? 0.0 : matmul / matmul_per_sm_ + lat_matmul),
-                sm.sram.serve(start, simt ? matmul * 4.0 / sram_bw_ + lat_matmul : 0.0),
+                sm.sram.serve(start, simt ? matmul * 4.0 / sram_bw_ + lat_matmul + per_step : 0.0),
                 sm.fp32.serve(start, (simt ? matmul + other : other) / fp32_per_sm_),
                 sm.sfu.serve(start, exps / exp_per_sm_ + lat_exp), start});
   s.start_s = start;

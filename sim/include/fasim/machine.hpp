@@ -92,6 +92,8 @@ class Machine {
   double load(Step& s, BlockClock& c);
   double store(Step& s, BlockClock& c);
   double compute(Step& s, BlockClock& c);
+  // cuda-simt: the SM time one softmax step of `rows` rows adds (WarpLatency).
+  double simt_step_seconds(std::int64_t rows) const;
 
   const DeviceSpec& dev_;
   const Hbm& hbm_;

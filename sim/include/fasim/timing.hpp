@@ -69,12 +69,23 @@ int warps_per_block(ComputeModel m, std::int64_t br);
 struct WarpLatency {
   /// cuda-simt: SM clock cycles per multiply-add of a warp (one per lane):
   /// both operands come from shared memory and the FMA waits for them.
-  /// Fitted to the times of the recorded H200 sweep's 48 teaching-kernel
-  /// points (docs/results/h200-2026-11-22-sweep.csv), with each kernel's own
-  /// occupancy (cuda_occupancy.hpp) and reads waiting for DRAM reads in
-  /// flight: the least mean error, 5.72% (9.0, 9.5, 10.5, 11.0: 6.01%,
-  /// 5.78%, 5.78%, 6.06%).
-  double simt_fma_cycles = 10.0;
+  /// Fitted together with simt_step_cycles and simt_row_cycles, below.
+  double simt_fma_cycles = 8.0;
+  /// cuda-simt: SM clock cycles that one key step of a block costs its SM,
+  /// whatever the tile's size, and cycles per query row in that step. They
+  /// are charged with each softmax step, on the pipe the multiply-adds use,
+  /// so no other block's work hides them. Small key tiles pay them often:
+  /// flash2 fp32 at N = 1024 ran 3.4x slower with Bc = 16 than with
+  /// Bc = 128 on an H200 (docs/results/h200-2026-11-22-tile-steps.csv). The
+  /// kernel's warp reductions, barriers and the loop set-up of each phase
+  /// are in them; fasim cannot price those parts one by one.
+  /// The three cuda-simt figures were fitted on a grid (FMA 7, 8, 9; step
+  /// 3000 to 6000; row 50, 100, 150) to that tile probe and the H200 sweep's
+  /// times (docs/results/h200-2026-11-22-sweep.csv), each kernel with its own
+  /// occupancy (cuda_occupancy.hpp): mean errors 5.2% and 4.9%. With no
+  /// per-step cost and 10 cycles per FMA they were 24.3% and 5.2%.
+  double simt_step_cycles = 5000;
+  double simt_row_cycles = 100;  ///< see simt_step_cycles
   /// cuda-mma: per mma.sync m16n8k16 (4096 FLOPs) of a warp, in units of one
   /// mma at the SM's peak matmul rate (the rate was measured at the clock the
   /// tensor-core kernel runs at). Fitted to the times of the same sweep's 12
