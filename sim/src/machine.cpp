@@ -168,8 +168,10 @@ double Machine::compute(Step& s, BlockClock& c) {
     sm.latency += lat_matmul + lat_exp;
   }
   // cuda-simt: each softmax step (one per key step in flash1 and flash2) also
-  // costs the SM a fixed share per step and per row, whatever the tile's width.
-  const double per_step = simt && s.kind == StepKind::softmax ? simt_step_seconds(s.rows) : 0.0;
+  // waits a fixed time per step and per row, whatever the tile's width. The
+  // block's own warps wait together; only other blocks on the SM hide it.
+  const double per_step =
+      simt && s.kind == StepKind::softmax ? simt_step_seconds(s.rows) / std::max(sm.blocks, 1) : 0.0;
   sm.latency += per_step;
   const double done =
       std::max({sm.tensor.serve(start, simt ? 0.0 : matmul / matmul_per_sm_ + lat_matmul),

@@ -70,22 +70,23 @@ struct WarpLatency {
   /// cuda-simt: SM clock cycles per multiply-add of a warp (one per lane):
   /// both operands come from shared memory and the FMA waits for them.
   /// Fitted together with simt_step_cycles and simt_row_cycles, below.
-  double simt_fma_cycles = 8.0;
-  /// cuda-simt: SM clock cycles that one key step of a block costs its SM,
-  /// whatever the tile's size, and cycles per query row in that step. They
-  /// are charged with each softmax step, on the pipe the multiply-adds use,
-  /// so no other block's work hides them. Small key tiles pay them often:
-  /// flash2 fp32 at N = 1024 ran 3.4x slower with Bc = 16 than with
-  /// Bc = 128 on an H200 (docs/results/h200-2026-11-22-tile-steps.csv). The
-  /// kernel's warp reductions, barriers and the loop set-up of each phase
-  /// are in them; fasim cannot price those parts one by one.
+  double simt_fma_cycles = 7.0;
+  /// cuda-simt: SM clock cycles a block waits in each key step, whatever the
+  /// tile's size, and cycles per query row in that step: barriers, the set-up
+  /// of each loop, and per row two warp reductions (max and sum). All warps
+  /// of the block wait at once, so only other blocks on the SM hide it: each
+  /// softmax step holds the multiply-add pipe (step + rows x row) / B, with
+  /// B the blocks resident on the SM. Small key tiles pay it often: flash2
+  /// fp32 at N = 1024 ran 3.4x slower with Bc = 16 than with Bc = 128 on an
+  /// H200 (docs/results/h200-2026-11-22-tile-steps.csv). fasim cannot price
+  /// those parts one by one; this is one figure for all of them.
   /// The three cuda-simt figures were fitted on a grid (FMA 7, 8, 9; step
-  /// 3000 to 6000; row 50, 100, 150) to that tile probe and the H200 sweep's
-  /// times (docs/results/h200-2026-11-22-sweep.csv), each kernel with its own
-  /// occupancy (cuda_occupancy.hpp): mean errors 5.2% and 4.9%. With no
-  /// per-step cost and 10 cycles per FMA they were 24.3% and 5.2%.
-  double simt_step_cycles = 5000;
-  double simt_row_cycles = 100;  ///< see simt_step_cycles
+  /// 6000, 10000, 14000; row 100, 200, 300) to that tile probe and the H200
+  /// sweep's times (docs/results/h200-2026-11-22-sweep.csv), each kernel with
+  /// its own occupancy (cuda_occupancy.hpp): mean errors 5.4% and 4.1%. With
+  /// no per-step cost and 10 cycles per FMA they were 24.3% and 5.2%.
+  double simt_step_cycles = 10000;
+  double simt_row_cycles = 200;  ///< see simt_step_cycles
   /// cuda-mma: per mma.sync m16n8k16 (4096 FLOPs) of a warp, in units of one
   /// mma at the SM's peak matmul rate (the rate was measured at the clock the
   /// tensor-core kernel runs at). Fitted to the times of the same sweep's 12
