@@ -11,14 +11,9 @@
 #
 #   RANGES=1 OUT=/tmp/h FASIM=build/bin/fasim scripts/gpu-holdout-steps.sh [--device D.toml]
 set -uo pipefail
-: "${OUT:?set OUT to a folder}"
-: "${FASIM:?set FASIM to the fasim binary}"
-RANGES=${RANGES:-1}
+# shellcheck source=scripts/append-sweep.sh
 source "$(dirname "$0")/append-sweep.sh"
-mkdir -p "$OUT"
-csv="$OUT/holdout-steps.csv"
-rm -f "$csv"
-part() { append_sweep "$csv" "$OUT/holdout-steps.log" "$@"; }
+holdout_start holdout-steps 1
 part --algo flash2 --dtype fp32 --N 2048 --d 128 --heads 16 --br 32 --bc 32 "$@"
 part --algo flash2 --dtype fp32 --N 2048 --d 128 --heads 16 --br 64 --bc 16 "$@"
 part --algo flash2 --dtype fp32 --N 4096 --d 64 --heads 8 --br 128 --bc 32 "$@"

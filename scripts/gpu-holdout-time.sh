@@ -12,14 +12,9 @@
 #
 #   RANGES=1 OUT=/tmp/h FASIM=build/bin/fasim scripts/gpu-holdout-time.sh [--device D.toml]
 set -uo pipefail
-: "${OUT:?set OUT to a folder}"
-: "${FASIM:?set FASIM to the fasim binary}"
-RANGES=${RANGES:-1}
+# shellcheck source=scripts/append-sweep.sh
 source "$(dirname "$0")/append-sweep.sh"
-mkdir -p "$OUT"
-csv="$OUT/holdout-time.csv"
-rm -f "$csv"
-part() { append_sweep "$csv" "$OUT/holdout-time.log" "$@"; }
+holdout_start holdout-time 1
 part --algo naive --dtype fp16 --N 2048 --d 128 --heads 16 --br 64 --bc 64 "$@"
 part --algo naive --dtype fp32 --N 4096 --d 64 --heads 8 "$@"
 part --algo naive --dtype fp16 --N 8192 --d 64 --heads 4 "$@"

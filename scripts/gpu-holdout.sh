@@ -11,14 +11,9 @@
 #
 #   RANGES=3 OUT=/tmp/h FASIM=build/bin/fasim scripts/gpu-holdout.sh [--device D.toml]
 set -uo pipefail
-: "${OUT:?set OUT to a folder}"
-: "${FASIM:?set FASIM to the fasim binary}"
-RANGES=${RANGES:-3}
+# shellcheck source=scripts/append-sweep.sh
 source "$(dirname "$0")/append-sweep.sh"
-mkdir -p "$OUT"
-csv="$OUT/holdout.csv"
-rm -f "$csv"
-part() { append_sweep "$csv" "$OUT/holdout.log" "$@"; }
+holdout_start holdout 3
 part --algo flash2 --dtype fp16 --N 4096 --d 128 --heads 24,32 "$@"
 part --algo flash2 --dtype fp16 --N 2048 --d 128 --heads 48 "$@"
 part --algo flash2 --dtype fp16 --N 4096 --d 64 --heads 32,48 "$@"
