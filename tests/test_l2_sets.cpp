@@ -132,3 +132,53 @@ TEST_CASE("L2 caches: a read of part of a tile brings in the whole tile", "[l2]"
   CHECK(sets.read(k, 100).hit_bytes == 100);
   CHECK(lru.read(k, 100).hit_bytes == 100);
 }
+
+TEST_CASE("SetL2Cache: a read of part of a tile makes only the lines it read recent", "[l2]") {
+  // A far SM asks a tile's home only for the lines its copy lacked. Those
+  // lines become recent; the tile's other lines keep their older place.
+  // C = 1 MiB, W = 32; tile t of 64 KiB, fillers of 4 KiB.
+  const std::int64_t C = 1 << 20, b = 64 << 10, m = 16 << 10, f = 4096;
+  const int W = 32;
+  SetL2Cache l2(C, W);
+  const TileKey t = tile(TensorId::Q, 0);
+  std::int64_t next = 0;
+  auto fill = [&](std::int64_t bytes) {
+    for (std::int64_t i = 0; i < bytes / f; ++i) l2.read(tile(TensorId::V, next++), f);
+  };
+  auto share = [&](std::int64_t since, std::int64_t bytes) {
+    return poisson_below(W * static_cast<double>(since + bytes) / C, W);
+  };
+  CHECK(l2.read(t, b).miss_bytes == b);
+  fill(C / 2);
+  // m bytes of the tile: each line is there with the whole tile's chance.
+  const L2Access part = l2.read(t, m, b);
+  CHECK(std::abs(static_cast<double>(part.hit_bytes) - m * share(C / 2, b)) <= 1);
+  fill(C / 2);
+  // All of it: the m read lines came after the first fillers, the rest before.
+  const double fresh = m * share(C / 2, m), old = (b - m) * share(C / 2 + m + C / 2, b - m);
+  const L2Access whole = l2.read(t, b);
+  INFO("expected hits " << fresh << " + " << old << "; the whole tile kept recent would hit "
+                        << b * share(C / 2, b));
+  CHECK(std::abs(static_cast<double>(whole.hit_bytes) - (fresh + old)) <= 1);
+  CHECK(fresh + old < 0.75 * b);  // the test tells the two apart
+  // Read whole, the tile is one part again: read right away, all of it hits.
+  CHECK(l2.read(t, b).hit_bytes == b);
+}
+
+TEST_CASE("SetL2Cache: a write makes a tile split by a partial read one part again", "[l2]") {
+  const std::int64_t C = 1 << 20, b = 64 << 10;
+  SetL2Cache l2(C, 32, 1.0, 0.0);
+  const TileKey t = tile(TensorId::O, 0);
+  l2.read(t, b);
+  for (std::int64_t i = 0; i < 64; ++i) l2.read(tile(TensorId::V, i), 4096);
+  l2.read(t, b / 4, b);  // split: a quarter recent, the rest older
+  CHECK(l2.used_bytes() == b + 64 * 4096);
+  CHECK(l2.write(t, b).writeback_bytes == 0);
+  CHECK(l2.dirty_bytes() == b);
+  CHECK(l2.used_bytes() == b + 64 * 4096);
+  CHECK(l2.read(t, b).hit_bytes == b);
+  // Dropped, both parts go: nothing of the tile is left.
+  l2.read(t, b / 4, b);
+  l2.drop(t);
+  CHECK(l2.used_bytes() == 64 * 4096);
+}

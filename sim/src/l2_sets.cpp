@@ -199,27 +199,91 @@ void SetL2Cache::limit_dirty() {
 }
 
 L2Access SetL2Cache::read(const TileKey& key, std::int64_t bytes, std::int64_t tile_bytes) {
+  const std::int64_t size = tile_bytes > 0 ? tile_bytes : bytes;
   L2Access a;
   if (const Lru::iterator* found = index_.find(key)) {
     const Lru::iterator at = *found;  // (use() keeps list iterators valid)
-    Entry& e = *at;
-    const std::int64_t d = since(e);
-    account(e, d);
-    const double p = resident(d, e.bytes);
-    a.miss_bytes = p >= 1.0 ? 0 : std::min(bytes, whole(static_cast<double>(bytes) * (1.0 - p), miss_carry_));
-    a.hit_bytes = bytes - a.miss_bytes;
-    e.dirty *= 1.0 - e.backed;  // the share not yet written back stays dirty
-    e.backed = 0;
-    e.read = p >= 0.5;  // read in L2, or (mostly) come in anew
-    use(at);
+    if (ways_ > 0 && (at->split || (bytes < size && at->dirty <= 0))) {
+      std::optional<Lru::iterator> rest;
+      if (at->split)
+        if (const Lru::iterator* r = index_.find(rest_of(key))) rest = *r;
+      a = read_split(at, rest, bytes, size);
+    } else {
+      Entry& e = *at;
+      const std::int64_t d = since(e);
+      account(e, d);
+      const double p = resident(d, e.bytes);
+      a.miss_bytes = p >= 1.0 ? 0 : std::min(bytes, whole(static_cast<double>(bytes) * (1.0 - p), miss_carry_));
+      a.hit_bytes = bytes - a.miss_bytes;
+      e.dirty *= 1.0 - e.backed;  // the share not yet written back stays dirty
+      e.backed = 0;
+      e.read = p >= 0.5;  // read in L2, or (mostly) come in anew
+      use(at);
+    }
   } else {
     a.miss_bytes = bytes;
-    const std::int64_t size = tile_bytes > 0 ? tile_bytes : bytes;
     if (size <= capacity_) insert(key, size);
   }
   used(bytes);
   a.writeback_bytes = take_writebacks();
   return a;
+}
+
+L2Access SetL2Cache::read_split(Lru::iterator e, std::optional<Lru::iterator> rest, std::int64_t bytes,
+                                std::int64_t size) {
+  // The lines asked for are any of the tile's: each is in L2 with the chance
+  // of the part it sits in (lines in neither part are gone).
+  double held = static_cast<double>(e->bytes) * resident(since(*e), e->bytes);
+  if (rest) held += static_cast<double>((*rest)->bytes) * resident(since(**rest), (*rest)->bytes);
+  const double p = std::min(1.0, held / static_cast<double>(size));
+  L2Access a;
+  a.miss_bytes = p >= 1.0 ? 0 : std::min(bytes, whole(static_cast<double>(bytes) * (1.0 - p), miss_carry_));
+  a.hit_bytes = bytes - a.miss_bytes;
+  e->read = p >= 0.5;
+  if (bytes >= size) {  // the whole tile: one part again
+    if (rest) drop((*rest)->key);
+    e->split = false;
+    resize(*e, size);
+    use(e);
+    return a;
+  }
+  // The lines read are now the most recent; the others keep the place of the
+  // part most of them come from.
+  if (rest && (*rest)->bytes > e->bytes) {
+    resize(**rest, size - bytes);
+  } else {
+    if (rest) drop((*rest)->key);
+    const TileKey key = e->key;
+    index_.erase(key);
+    e->key = rest_of(key);
+    index_.insert(e->key, e);
+    resize(*e, size - bytes);
+    e->split = false;
+    e = insert(key, bytes);
+    e->read = p >= 0.5;
+    e->split = true;
+    return a;
+  }
+  resize(*e, bytes);
+  use(e);
+  return a;
+}
+
+void SetL2Cache::resize(Entry& e, std::int64_t bytes) {
+  const std::int64_t grow = bytes - e.bytes;
+  if (grow == 0) return;
+  if (e.near) {
+    near_bytes_ += grow;
+  } else {
+    far_bytes_ += grow;
+    fen_add(e.stamp, grow);
+  }
+  e.bytes = bytes;
+}
+
+TileKey SetL2Cache::rest_of(TileKey key) {
+  key.rest = true;
+  return key;
 }
 
 L2Access SetL2Cache::write(const TileKey& key, std::int64_t bytes) {
@@ -232,6 +296,11 @@ L2Access SetL2Cache::write(const TileKey& key, std::int64_t bytes) {
   Lru::iterator it;
   if (const Lru::iterator* found = index_.find(key)) {
     it = *found;
+    if (it->split) {  // a write is of the whole tile: one part again
+      drop(rest_of(key));
+      it->split = false;
+    }
+    resize(*it, bytes);
     const std::int64_t d = since(*it);
     account(*it, d);
     if (resident(d, it->bytes) < 0.5) it->read = false;  // (mostly) comes in anew
@@ -265,6 +334,7 @@ void SetL2Cache::drop(const TileKey& key) {
   if (!found) return;
   const Lru::iterator it = *found;
   Entry& e = *it;
+  if (e.split) drop(rest_of(key));
   dirty_ -= static_cast<double>(e.bytes) * e.dirty * (1.0 - e.backed);
   unlist_dirty(e);
   if (e.near) {

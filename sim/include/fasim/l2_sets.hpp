@@ -18,6 +18,14 @@
 //  - at most kL2DirtyShare of the cache holds dirty data, as in L2Cache;
 //  - dirty data read since it came in goes back only as it leaves (as in
 //    L2Cache: flash1's O);
+//  - a read of part of a clean tile (a far SM asking for the lines its own
+//    copy lacked, l2_partitions.hpp) makes only those lines recent; the
+//    others keep their older place (an entry of its own, TileKey::rest), so
+//    the home of a line whose copy keeps hitting ages and leaves, as on the
+//    GPUs. Taking the whole tile to the front kept a line and its copy both
+//    fresh: re-read data then ran out of room at two thirds of the L2, where
+//    the GPUs' churn probes miss from about 0.8
+//    (docs/results/h200-2026-11-22-churn-probe.md);
 //  - the bytes are expectations, counted as they accrue: on every access of a
 //    tile, and for every dirty tile each time C / 4 bytes have been used
 //    (settle() counts the rest at the end). Rounded to whole bytes with the
@@ -29,6 +37,7 @@
 #include <cstdint>
 #include <deque>
 #include <list>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -80,6 +89,7 @@ class SetL2Cache {
     bool near = true;        // in near_ (else in far_)
     bool read = false;       // read since it came into the cache
     bool listed = false;     // in dirty_tiles_, at dirty_at
+    bool split = false;      // its older lines are in the entry rest_of(key)
     std::list<std::list<Entry>::iterator>::iterator dirty_at{};
   };
   using Lru = std::list<Entry>;  // front = most recently used
@@ -92,6 +102,19 @@ class SetL2Cache {
   std::int64_t since(const Entry& e) const;
   /// Counts e's write-backs up to `d` bytes since its use; adds them to wb_.
   void account(Entry& e, std::int64_t d);
+  /// A read of `bytes` of a `size`-byte clean tile whose lines are split in
+  /// two parts, e (more recent) and rest (older), or that a partial read is
+  /// about to split. The lines read become part e, the most recent; the
+  /// others become the rest. Only a far SM reads part of a tile: the lines
+  /// its own copy lacked (l2_partitions.hpp). On a GPU the lines whose copy
+  /// hits are not read at home and age there; taking the whole tile to the
+  /// front would keep both a line and its copy fresh and overstate how full
+  /// the L2 is.
+  L2Access read_split(Lru::iterator e, std::optional<Lru::iterator> rest, std::int64_t bytes, std::int64_t size);
+  /// Sets e's bytes, keeping its place.
+  void resize(Entry& e, std::int64_t bytes);
+  /// The key of a tile's older lines.
+  static TileKey rest_of(TileKey key);
   /// Makes e the most recently used tile.
   void use(Lru::iterator it);
   /// Inserts a new tile, most recently used.
