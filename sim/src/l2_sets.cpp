@@ -203,23 +203,21 @@ L2Access SetL2Cache::read(const TileKey& key, std::int64_t bytes, std::int64_t t
   L2Access a;
   if (const Lru::iterator* found = index_.find(key)) {
     const Lru::iterator at = *found;  // (use() keeps list iterators valid)
+    double p = 1.0;                   // the chance a line asked for is in L2
     if (ways_ > 0 && (at->split || (bytes < size && at->dirty <= 0))) {
-      std::optional<Lru::iterator> rest;
-      if (at->split)
-        if (const Lru::iterator* r = index_.find(rest_of(key))) rest = *r;
-      a = read_split(at, rest, bytes, size);
+      p = read_split(at, bytes, size);
     } else {
       Entry& e = *at;
       const std::int64_t d = since(e);
       account(e, d);
-      const double p = resident(d, e.bytes);
-      a.miss_bytes = p >= 1.0 ? 0 : std::min(bytes, whole(static_cast<double>(bytes) * (1.0 - p), miss_carry_));
-      a.hit_bytes = bytes - a.miss_bytes;
+      p = resident(d, e.bytes);
       e.dirty *= 1.0 - e.backed;  // the share not yet written back stays dirty
       e.backed = 0;
       e.read = p >= 0.5;  // read in L2, or (mostly) come in anew
       use(at);
     }
+    a.miss_bytes = p >= 1.0 ? 0 : std::min(bytes, whole(static_cast<double>(bytes) * (1.0 - p), miss_carry_));
+    a.hit_bytes = bytes - a.miss_bytes;
   } else {
     a.miss_bytes = bytes;
     if (size <= capacity_) insert(key, size);
@@ -229,44 +227,38 @@ L2Access SetL2Cache::read(const TileKey& key, std::int64_t bytes, std::int64_t t
   return a;
 }
 
-L2Access SetL2Cache::read_split(Lru::iterator e, std::optional<Lru::iterator> rest, std::int64_t bytes,
-                                std::int64_t size) {
+double SetL2Cache::read_split(Lru::iterator e, std::int64_t bytes, std::int64_t size) {
+  std::optional<Lru::iterator> rest;
+  if (e->split)
+    if (const Lru::iterator* r = index_.find(rest_of(e->key))) rest = *r;
   // The lines asked for are any of the tile's: each is in L2 with the chance
   // of the part it sits in (lines in neither part are gone).
   double held = static_cast<double>(e->bytes) * resident(since(*e), e->bytes);
   if (rest) held += static_cast<double>((*rest)->bytes) * resident(since(**rest), (*rest)->bytes);
   const double p = std::min(1.0, held / static_cast<double>(size));
-  L2Access a;
-  a.miss_bytes = p >= 1.0 ? 0 : std::min(bytes, whole(static_cast<double>(bytes) * (1.0 - p), miss_carry_));
-  a.hit_bytes = bytes - a.miss_bytes;
-  e->read = p >= 0.5;
   if (bytes >= size) {  // the whole tile: one part again
     if (rest) drop((*rest)->key);
     e->split = false;
     resize(*e, size);
-    use(e);
-    return a;
-  }
-  // The lines read are now the most recent; the others keep the place of the
-  // part most of them come from.
-  if (rest && (*rest)->bytes > e->bytes) {
+  } else if (rest && (*rest)->bytes > e->bytes) {
+    // The lines read are now the most recent; the others keep the place of
+    // the part most of them come from: here the rest's.
     resize(**rest, size - bytes);
-  } else {
+    resize(*e, bytes);
+  } else {  // ... here e's, which becomes the rest
     if (rest) drop((*rest)->key);
     const TileKey key = e->key;
     index_.erase(key);
     e->key = rest_of(key);
+    e->split = false;
     index_.insert(e->key, e);
     resize(*e, size - bytes);
-    e->split = false;
     e = insert(key, bytes);
-    e->read = p >= 0.5;
     e->split = true;
-    return a;
   }
-  resize(*e, bytes);
+  e->read = p >= 0.5;
   use(e);
-  return a;
+  return p;
 }
 
 void SetL2Cache::resize(Entry& e, std::int64_t bytes) {
