@@ -92,7 +92,8 @@ class Machine {
   double load(Step& s, BlockClock& c);
   double store(Step& s, BlockClock& c);
   double compute(Step& s, BlockClock& c);
-  // cuda-simt: the SM time one softmax step of `rows` rows adds (WarpLatency).
+  // cuda-simt: how long a block waits in one softmax step of `rows` rows
+  // (WarpLatency); compute() divides it by the blocks resident on the SM.
   double simt_step_seconds(std::int64_t rows) const;
 
   const DeviceSpec& dev_;
