@@ -123,6 +123,9 @@ step_test() {
 #   flash1 fp32 and fp16: 16 heads, N 512..4096 (one block per head, so a head
 #     takes as long as the whole GPU; N = 8192 and up would take minutes a point).
 # Numerics are checked by fasim_cuda_tests, not here (--no-numerics).
+# PLACEMENTS=K measures the counters in K placements of the buffers (other
+# physical pages; near the L2's size they move DRAM bytes by up to 80%):
+# the recorded value is then the median over placements, min and max their range.
 step_compare() {
   [ -n "$FASIM" ] || { note "- compare: no fasim binary; skipped"; return 0; }
   local start=$SECONDS rc=0 n dev=()
@@ -131,7 +134,8 @@ step_compare() {
   rm -f "$OUT/compare.csv"
   sweep() {  # one `fasim compare --sweep`, its rows appended to compare.csv
     local part="$OUT/part.csv"
-    "$FASIM" compare --sweep --no-numerics --counter-runs 5 "${dev[@]}" --out "$part" "$@" >>"$OUT/compare.txt" 2>&1 || rc=1
+    "$FASIM" compare --sweep --no-numerics --counter-runs 5 --placements "${PLACEMENTS:-1}" "${dev[@]}" --out "$part" "$@" \
+      >>"$OUT/compare.txt" 2>&1 || rc=1
     [ -f "$part" ] || return
     if [ -f "$OUT/compare.csv" ]; then tail -n +2 "$part" >>"$OUT/compare.csv"; else cat "$part" >"$OUT/compare.csv"; fi
     rm -f "$part"

@@ -155,6 +155,8 @@ TEST_CASE("every command-line error path: exit 2, one line, the problem and the 
        "--recorded predicts a recorded run again", "leave out --sweep"},
       {"compare: no counter ranges", {"compare", "--counter-runs", "0"}, "--counter-runs: Value 0 not in range 1 to 100",
        "fasim compare --help"},
+      {"compare: no buffer placement", {"compare", "--placements", "0"}, "--placements: Value 0 not in range 1 to 64",
+       "fasim compare --help"},
       {"compare: --out without --sweep", {"compare", "--out", dir.file("c.csv")}, "--out goes with --sweep",
        "the table goes to stdout"},
       {"compare: --causal with --recorded", {"compare", "--recorded", dir.file("rec_ok.csv"), "--causal"},

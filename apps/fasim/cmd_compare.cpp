@@ -48,6 +48,7 @@ struct CompareArgs {
   bool no_numerics = false, double_buffer = false, json = false, sweep = false, causal = false;
   int runs = 20;
   int counter_runs = 1;
+  int placements = 1;
 };
 
 /// The metrics of a comparison, in fidelity's Metric order, with table labels
@@ -170,7 +171,7 @@ struct Comparison {
   bool hbm_exact() const { return rows[0].exact() && rows[1].exact(); }
 };
 
-Comparison compare_point(const RunFlags& f, int runs, int counter_runs) {
+Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int placements) {
   Comparison cmp;
   cmp.config = resolve_for_gpu(f, cmp.note);
   const RunConfig& c = cmp.config;
@@ -182,6 +183,7 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs) {
   cuda::MeasureOptions options;
   options.timed_runs = runs;
   options.counter_runs = counter_runs;
+  options.placements = placements;
   options.check = c.options.numerics;
   cmp.measured = cuda::measure(c.device, c.workload, c.mapping, c.options.l2, c.options.seed, options);
   const cuda::Measurement& m = cmp.measured;
@@ -277,7 +279,9 @@ void print_table(std::ostream& os, const Comparison& cmp) {
      << show(cmp.rows[6], m.time.max_s) << ").\n";
   if (!m.hw) os << "  hardware counters unavailable: " << m.hw_unavailable << "\n";
   if (m.hw_runs.size() > 1)
-    os << "  Counters: the median of " << m.hw_runs.size() << " ranges; DRAM read " << show(cmp.rows[4], *cmp.rows[4].min)
+    os << "  Counters: the median of " << m.hw_runs.size() << " ranges"
+       << (m.placements > 1 ? " in " + std::to_string(m.placements) + " placements of the buffers" : std::string())
+       << "; DRAM read " << show(cmp.rows[4], *cmp.rows[4].min)
        << " to " << show(cmp.rows[4], *cmp.rows[4].max) << " B, written " << show(cmp.rows[5], *cmp.rows[5].min) << " to "
        << show(cmp.rows[5], *cmp.rows[5].max) << " B.\n";
   if (m.checked) {
@@ -345,7 +349,7 @@ int run_sweep(const CompareArgs& a, CLI::App* sub, const std::vector<Point>& poi
     ++done;
     const RunFlags f = flags_for(a, sub, p);
     try {
-      const Comparison cmp = compare_point(f, a.runs, a.counter_runs);
+      const Comparison cmp = compare_point(f, a.runs, a.counter_runs, a.placements);
       write_csv_rows(os, cmp, date);
       const auto t = cmp.rows[6].error_pct();
       char line[64];
@@ -405,6 +409,10 @@ Action add_compare(CLI::App& app) {
                   "Profiled ranges per point (L2 as --l2 before each); the counters are their median, and --sweep "
                   "writes the least and most too (default 1)")
       ->check(CLI::Range(1, 100));
+  sub->add_option("--placements", a->placements,
+                  "Allocate the buffers this many times, each after a 2 MiB larger pad (other physical pages), and "
+                  "take --counter-runs ranges in each; the counters are the median of all (default 1)")
+      ->check(CLI::Range(1, 64));
   sub->footer(
       "Rows: HBM read/write bytes (the kernel's own counters; must equal the simulator exactly, else exit 1),\n"
       "L2 read/write bytes (CUPTI l1tex__m_xbar2l1tex_read / l1tex2xbar_write sectors x 32 B), DRAM read/write bytes (dram__bytes),\n"
@@ -412,7 +420,8 @@ Action add_compare(CLI::App& app) {
       "CSV columns (--sweep): device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured,\n"
       "measured_min,measured_max with metric one of hbm_read_bytes, hbm_write_bytes, l2_read_bytes, l2_write_bytes,\n"
       "dram_read_bytes, dram_write_bytes, time_s; min and max over the counter ranges (counters) or timed runs (time).\n"
-      "Near the L2's size the GPU's DRAM bytes differ from run to run: give --counter-runs 5 to see by how much.\n"
+      "Near the L2's size the GPU's DRAM bytes depend on the buffers' physical pages: give --placements 8 to see\n"
+      "by how much (docs/results/h200-2026-11-23-flash1-placement.md).\n"
       "Exit 0: HBM exact everywhere; 1: a difference, no counters, or a GPU failure.");
 
   return [a, sub]() -> int {
@@ -442,7 +451,7 @@ Action add_compare(CLI::App& app) {
     require_gpu();
 #if FASIM_HAVE_CUDA
     if (a->sweep) return run_sweep(*a, sub, points);
-    const Comparison cmp = compare_point(flags_for(*a, sub, points.front()), a->runs, a->counter_runs);
+    const Comparison cmp = compare_point(flags_for(*a, sub, points.front()), a->runs, a->counter_runs, a->placements);
     if (a->json)
       std::cout << comparison_json(cmp, utc_date()).dump(2) << "\n";
     else

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <thread>
 #include <vector>
@@ -130,26 +131,40 @@ Measurement measure(const DeviceSpec& dev, const Workload& w, const Mapping& m, 
   out.matmul_flops = 4.0 * static_cast<double>(w.bh()) * static_cast<double>(w.N) * static_cast<double>(w.N) *
                      static_cast<double>(w.d) / (w.causal ? 2.0 : 1.0);
 
-  DeviceRun run(w, m, {.version = out.version, .rows_fit = naive::softmax_rows_fit(w, m, dev), .count = true});
+  const RunOptions options_run{.version = out.version, .rows_fit = naive::softmax_rows_fit(w, m, dev), .count = true};
+  std::optional<DeviceRun> run(std::in_place, w, m, options_run);
   const Inputs in = random_inputs(w, seed);
-  run.upload(in);  // poisons O and every intermediate, zeroes the counters
+  run->upload(in);  // poisons O and every intermediate, zeroes the counters
 
   // 1. One counting launch: the own counters and the output.
-  run.launch(true);
-  const RunResult r = run.read();
+  run->launch(true);
+  const RunResult r = run->read();
   out.own = r.hbm;
   out.own_counted = r.hbm_counted;
 
   // 2. Time: uncounted, unprofiled launches.
-  out.time = time_launches([&] { run.launch(false); },
+  out.time = time_launches([&] { run->launch(false); },
                            {.warmup = options.warmup, .runs = options.timed_runs, .cold_l2 = l2 == L2Start::cold});
 
-  // 3. Hardware counters, one range per run (separate launches again).
+  // 3. Hardware counters, one range per run (separate launches again), in
+  // each placement of the buffers: first `run`'s own, then new buffers
+  // after a pad of k steps (one placement's buffers at a time).
   if (options.counters) {
     try {
-      for (int i = 0; i < std::max(options.counter_runs, 1); ++i)
-        out.hw_runs.push_back(
-            profile_range([&] { run.launch(false); }, {.l2 = l2, .range_name = std::string(name(out.version))}));
+      out.placements = std::max(options.placements, 1);
+      for (int k = 0; k < out.placements; ++k) {
+        if (k > 0) {
+          run.reset();
+          RunOptions moved = options_run;
+          moved.count = false;
+          moved.pad_bytes = static_cast<std::size_t>(k) * kPlacementStep;
+          run.emplace(w, m, moved);
+          run->upload(in);
+        }
+        for (int i = 0; i < std::max(options.counter_runs, 1); ++i)
+          out.hw_runs.push_back(
+              profile_range([&] { run->launch(false); }, {.l2 = l2, .range_name = std::string(name(out.version))}));
+      }
       out.hw = median_of(out.hw_runs);
     } catch (const CudaError& e) {
       out.hw_unavailable = e.what();
@@ -194,6 +209,8 @@ nlohmann::json to_json(const Measurement& m) {
         {"available", true},
         {"chip", h.chip},
         {"passes", h.passes},
+        {"ranges", m.hw_runs.size()},
+        {"placements", m.placements},
         {"l2_start", std::string(l2_start_name(h.l2_start))},
         {"dram", {{"read_bytes", h.dram_read_bytes}, {"write_bytes", h.dram_write_bytes}}},
         {"l2",

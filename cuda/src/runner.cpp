@@ -309,13 +309,14 @@ DeviceRun::DeviceRun(const Workload& w, const Mapping& m, const RunOptions& opti
   const std::size_t rows = static_cast<std::size_t>(w.bh() * w.N) * sizeof(float);
   const std::size_t scores = static_cast<std::size_t>(w.bh() * w.N * w.N) * b;
   const Algo a = algo_of(options.version);
-  const std::size_t total = 4 * head + (a == Algo::naive ? 2 * scores : 2 * rows);
+  const std::size_t total = options.pad_bytes + 4 * head + (a == Algo::naive ? 2 * scores : 2 * rows);
   std::size_t free_bytes = 0, total_bytes = 0;
   FASIM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (total > free_bytes)
     throw UserError("this run needs " + to_s(static_cast<std::int64_t>(total >> 20)) +
                     " MiB of GPU memory, " + to_s(static_cast<std::int64_t>(free_bytes >> 20)) +
                     " MiB are free; use smaller --N, --batch or --heads");
+  if (options.pad_bytes > 0) b_->alloc(options.pad_bytes, false);  // moves the tensors' pages
   p.q = b_->alloc(head, false);
   p.k = b_->alloc(head, false);
   p.v = b_->alloc(head, false);

@@ -233,6 +233,30 @@ TEST_CASE("measure: own counters equal the simulator and CUPTI sees their loads;
   }
 }
 
+TEST_CASE("measure: counter ranges in several placements of the buffers, each cold", "[cuda][measure][gpu]") {
+  FASIM_REQUIRE_GPU();
+  const DeviceSpec dev = device_like_gpu();
+  const Workload w{1, 16, 2048, 64, DType::fp16};  // Q, K, V: 12 MiB, well under any L2 here
+  const Mapping m = default_tiles(Algo::flash2, w, dev);
+  const cuda::Measurement got =
+      cuda::measure(dev, w, m, L2Start::cold, 5, {.counter_runs = 2, .placements = 3, .check = false});
+  if (!got.hw) {
+    WARN("skipped the counter checks: " << got.hw_unavailable);
+    return;
+  }
+  REQUIRE(got.hw_runs.size() == 6);
+  CHECK(got.placements == 3);
+  const double inputs = 3.0 * static_cast<double>(w.bh() * w.N * w.d * w.elem_bytes());
+  for (const cuda::HwCounters& h : got.hw_runs) {
+    // Every range starts from a flushed L2, wherever the buffers sit: the
+    // inputs come from DRAM at least once, and the kernel asks for the same
+    // bytes in every placement.
+    CHECK(h.dram_read_bytes >= 0.95 * inputs);
+    CHECK(h.global_load_bytes == got.hw_runs.front().global_load_bytes);
+    CHECK(h.l2_read_sectors == got.hw_runs.front().l2_read_sectors);
+  }
+}
+
 TEST_CASE("the timer takes the median of at least 20 runs, the flush outside the events", "[cuda][timer][gpu]") {
   FASIM_REQUIRE_GPU();
   const std::size_t n = 64u << 20;

@@ -242,3 +242,16 @@ TEST_CASE("without counting the kernels give the same output and count nothing",
     for (const Traffic& t : quiet.hbm) CHECK(t == Traffic{});
   }
 }
+
+TEST_CASE("a pad before the buffers moves them and changes nothing the kernel computes", "[cuda][placement]") {
+  FASIM_REQUIRE_GPU();
+  const Workload w{1, 2, 200, 64, DType::fp16};
+  const cuda::Inputs in = cuda::random_inputs(w, 3);
+  const Mapping m{Algo::flash2, 64, 64};
+  const cuda::RunResult plain = cuda::run(w, m, in, {.version = KernelVersion::flash2, .count = true});
+  const cuda::RunResult moved =
+      cuda::run(w, m, in, {.version = KernelVersion::flash2, .count = true, .pad_bytes = 3 * cuda::kPlacementStep});
+  CHECK(moved.o == plain.o);
+  CHECK(moved.lse == plain.lse);
+  CHECK(moved.hbm == plain.hbm);
+}

@@ -7,7 +7,8 @@
 //   2. the median (min, max) time of at least 20 launches with CUDA events,
 //      no counting and no profiler, L2 flushed before each (cold) or not (warm);
 //   3. the CUPTI hardware counters (DRAM, L2 requests, hit rate, global
-//      load/store bytes) over one range, in separate launches.
+//      load/store bytes) over one range, in separate launches; with several
+//      placements, again with the buffers allocated anew on other pages.
 //
 //   const auto m = fasim::cuda::measure(dev, w, mapping, L2Start::cold, seed);
 //   m.own_total().read_bytes, m.hw->dram_read_bytes, m.time.median_s, m.max_abs_error
@@ -46,7 +47,12 @@ struct MeasureOptions {
   int warmup = 3;                        ///< untimed launches before the timed ones
   int timed_runs = 20;                   ///< timed launches (the median needs at least 20)
   bool counters = true;                  ///< read the CUPTI counters
-  int counter_runs = 1;                  ///< profiled ranges; hw is their median (median_of)
+  int counter_runs = 1;                  ///< profiled ranges per placement; hw is the median of all (median_of)
+  /// Buffer placements the counters see. Placement k (from 0) allocates the
+  /// tensors again after a pad of k * kPlacementStep bytes, so they sit on
+  /// other physical pages; near the L2's size that moves DRAM bytes by up
+  /// to 80% (docs/results/h200-2026-11-23-flash1-placement.md).
+  int placements = 1;
   bool check = true;                     ///< compare O with the fp64 reference
 };
 
@@ -64,7 +70,8 @@ struct Measurement {
   bool own_counted = true;              ///< false: `own` is the closed form, not counted (version 5)
   bool causal = false;                  ///< the workload was causal (matmul_flops halved)
   std::optional<HwCounters> hw;         ///< CUPTI counters (the median of hw_runs); unset if unavailable
-  std::vector<HwCounters> hw_runs;      ///< every profiled range, in order
+  std::vector<HwCounters> hw_runs;      ///< every profiled range, in order (placement by placement)
+  int placements = 1;                   ///< buffer placements the ranges cover
   std::string hw_unavailable;           ///< why hw is unset (one line), else empty
   TimeStats time;                       ///< unprofiled, uncounted launches
   double matmul_flops = 0;              ///< 4 * batch * heads * N^2 * d, halved when causal (FlashAttention-2's count)

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -109,6 +110,10 @@ struct Inputs {
 /// N(0, 1) floats, Q then K then V, each rounded to the dtype.
 Inputs random_inputs(const Workload& w, std::uint64_t seed);
 
+/// @brief The pad between two placements of the buffers (RunOptions::pad_bytes,
+/// MeasureOptions::placements): 2 MiB, the GPU's large page.
+inline constexpr std::size_t kPlacementStep = std::size_t{2} << 20;
+
 /// @brief How to run.
 struct RunOptions {
   /// which kernel version runs
@@ -117,6 +122,10 @@ struct RunOptions {
   /// (one pass). Pass fasim::naive::softmax_rows_fit(w, m, simulated device).
   bool rows_fit = true;
   bool count = true;  ///< tally the kernels' own byte counters
+  /// bytes allocated (and left unused) before the tensors, so that they land
+  /// on other physical pages: the L2 places lines by physical address, and
+  /// near its size that moves DRAM bytes (docs/results/h200-2026-11-23-flash1-placement.md)
+  std::size_t pad_bytes = 0;
 };
 
 /// @brief What a run gives back.
