@@ -238,8 +238,11 @@ TEST_CASE("measure: counter ranges in several placements of the buffers, each co
   const DeviceSpec dev = device_like_gpu();
   const Workload w{1, 16, 2048, 64, DType::fp16};  // Q, K, V: 12 MiB, well under any L2 here
   const Mapping m = default_tiles(Algo::flash2, w, dev);
-  const cuda::Measurement got =
-      cuda::measure(dev, w, m, L2Start::cold, 5, {.counter_runs = 2, .placements = 3, .check = false});
+  cuda::MeasureOptions options;
+  options.counter_runs = 2;
+  options.placements = 3;
+  options.check = false;
+  const cuda::Measurement got = cuda::measure(dev, w, m, L2Start::cold, 5, options);
   if (!got.hw) {
     WARN("skipped the counter checks: " << got.hw_unavailable);
     return;
