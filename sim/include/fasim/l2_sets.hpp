@@ -105,11 +105,11 @@ class SetL2Cache {
   /// A read of `bytes` of a `size`-byte clean tile whose lines are split in
   /// two parts, e (more recent) and rest_of(key) (older), or that a partial
   /// read is about to split. Returns the chance a line asked for is in L2.
-  /// The lines read become part e, the most recent; the others the rest. Only a far SM reads part of a tile: the lines
-  /// its own copy lacked (l2_partitions.hpp). On a GPU the lines whose copy
-  /// hits are not read at home and age there; taking the whole tile to the
-  /// front would keep both a line and its copy fresh and overstate how full
-  /// the L2 is.
+  /// The lines read become part e, the most recent; the others the rest.
+  /// Only a far SM reads part of a tile: the lines its own copy lacked
+  /// (l2_partitions.hpp). On a GPU the lines whose copy hits are not read
+  /// at home and age there; taking the whole tile to the front would keep
+  /// both a line and its copy fresh and overstate how full the L2 is.
   double read_split(Lru::iterator e, std::int64_t bytes, std::int64_t size);
   /// Sets e's bytes, keeping its place.
   void resize(Entry& e, std::int64_t bytes);
