@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "fasim/error.hpp"
+#include "toml_text.hpp"
 
 namespace fasim {
 namespace detail {
@@ -69,35 +70,13 @@ const std::vector<TableSpec>& schema() {
 
 const std::vector<std::string_view> kTopStrings = {"name", "description"};
 
-std::string join(const std::vector<std::string_view>& items) {
-  std::string out;
-  for (auto s : items) out += (out.empty() ? "" : ", ") + std::string(s);
-  return out;
-}
-
-// "origin:line:col" for a position toml++ knows, else just "origin".
-std::string where(const std::string& origin, const toml::source_region& r) {
-  if (r.begin.line == 0) return origin;
-  return origin + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
-}
-
-// A value as the user wrote it, for "got ..." (tables and arrays by kind only).
-std::string describe(const toml::node& n) {
-  if (n.is_table()) return "a table";
-  if (n.is_array()) return "an array";
-  if (n.is_string()) return "\"" + n.as_string()->get() + "\"";  // toml++ would print 'single quotes'
-  std::ostringstream os;
-  n.visit([&](const auto& v) { os << v; });
-  return os.str();
-}
-
 // Reads and checks one device file against schema().
 class Reader {
  public:
   Reader(const toml::table& root, const std::string& origin) : root_(root), origin_(origin) {}
 
   [[noreturn]] void fail(const toml::source_region& at, const std::string& msg) const {
-    throw UserError(where(origin_, at) + ": " + msg);
+    throw UserError(toml_where(origin_, at) + ": " + msg);
   }
 
   // Unknown tables and keys are errors: a typo must not silently leave a default.
@@ -107,16 +86,16 @@ class Reader {
     for (const auto& [k, v] : root_) {
       if (std::find(kTopStrings.begin(), kTopStrings.end(), k.str()) != kTopStrings.end()) continue;
       const TableSpec* spec = find_table(k.str());
-      if (!spec) fail(k.source(), "unknown key " + std::string(k.str()) + "; known top-level keys: " + join(top));
+      if (!spec) fail(k.source(), "unknown key " + std::string(k.str()) + "; known top-level keys: " + join_names(top));
       if (!v.is_table())
-        fail(k.source(), "[" + std::string(k.str()) + "] must be a table, got " + describe(v) +
+        fail(k.source(), "[" + std::string(k.str()) + "] must be a table, got " + toml_describe(v) +
                              "; write it as a [" + std::string(k.str()) + "] section");
       std::vector<std::string_view> names;
       for (const auto& key : spec->keys) names.push_back(key.name);
       for (const auto& [kk, vv] : *v.as_table()) {
         if (std::find(names.begin(), names.end(), kk.str()) == names.end())
           fail(kk.source(), "unknown key [" + std::string(k.str()) + "] " + std::string(kk.str()) +
-                                "; known keys: " + join(names));
+                                "; known keys: " + join_names(names));
       }
     }
   }
@@ -126,7 +105,7 @@ class Reader {
     if (it == root_.end())
       throw UserError(origin_ + ": missing key " + std::string(key) + " (a string); add it");
     const auto* s = it->second.as_string();
-    if (!s) fail(it->first.source(), std::string(key) + " must be a string, got " + describe(it->second));
+    if (!s) fail(it->first.source(), std::string(key) + " must be a string, got " + toml_describe(it->second));
     if (non_empty && s->get().empty())
       fail(it->first.source(), std::string(key) + " must not be empty; give the device a short name, e.g. \"mygpu\"");
     return s->get();
@@ -135,7 +114,7 @@ class Reader {
   std::int64_t integer(std::string_view table, std::string_view key) const {
     const auto [k, n] = lookup(table, key);
     if (!n->is_integer() || n->as_integer()->get() <= 0)
-      fail(k->source(), label(table, key) + " must be a positive integer, got " + describe(*n));
+      fail(k->source(), label(table, key) + " must be a positive integer, got " + toml_describe(*n));
     return n->as_integer()->get();
   }
 
@@ -152,7 +131,7 @@ class Reader {
     if (!tbl || !tbl->contains(key)) return fallback;
     const auto [k, n] = lookup(table, key);
     if (!n->is_integer() || n->as_integer()->get() < 0)
-      fail(k->source(), label(table, key) + " must be an integer, 0 or more, got " + describe(*n));
+      fail(k->source(), label(table, key) + " must be an integer, 0 or more, got " + toml_describe(*n));
     return n->as_integer()->get();
   }
 
@@ -163,7 +142,7 @@ class Reader {
     const auto [k, n] = lookup(table, key);
     const auto v = n->is_number() ? n->value<double>() : std::nullopt;
     if (!v || !std::isfinite(*v) || *v < 0)
-      fail(k->source(), label(table, key) + " must be a number, 0 or more, got " + describe(*n));
+      fail(k->source(), label(table, key) + " must be a number, 0 or more, got " + toml_describe(*n));
     return *v;
   }
 
@@ -171,7 +150,7 @@ class Reader {
     const auto [k, n] = lookup(table, key);
     const auto v = n->is_number() ? n->value<double>() : std::nullopt;
     if (!v || !std::isfinite(*v) || *v <= 0)
-      fail(k->source(), label(table, key) + " must be a positive number, got " + describe(*n));
+      fail(k->source(), label(table, key) + " must be a positive number, got " + toml_describe(*n));
     return *v;
   }
 
@@ -198,7 +177,7 @@ class Reader {
       std::vector<std::string_view> names;  // what to add: the keys that may not be left out
       for (const auto& k : spec->keys)
         if (!k.optional) names.push_back(k.name);
-      throw UserError(origin_ + ": missing table [" + std::string(table) + "] (keys: " + join(names) +
+      throw UserError(origin_ + ": missing table [" + std::string(table) + "] (keys: " + join_names(names) +
                       "); add it");
     }
     auto it = tbl->find(key);
@@ -331,7 +310,7 @@ DeviceSpec parse_device(std::string_view toml_text, const std::string& origin) {
   } catch (const toml::parse_error& e) {
     std::string why(e.description());
     std::replace(why.begin(), why.end(), '\n', ' ');  // keep the message on one line
-    throw UserError(where(origin, e.source()) + ": syntax error: " + why + "; fix the TOML syntax there");
+    throw UserError(toml_where(origin, e.source()) + ": syntax error: " + why + "; fix the TOML syntax there");
   }
   const Reader r(root, origin);
   r.check_known();
@@ -379,7 +358,7 @@ DeviceSpec load_device(std::string_view name_or_path) {
     return d;
   }
 #endif
-  throw UserError("unknown device '" + s + "'; known: " + join(names) + ", or pass a path to a .toml file");
+  throw UserError("unknown device '" + s + "'; known: " + join_names(names) + ", or pass a path to a .toml file");
 }
 
 }  // namespace fasim

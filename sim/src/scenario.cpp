@@ -17,6 +17,7 @@
 
 #include "fasim/device_spec.hpp"
 #include "fasim/error.hpp"
+#include "toml_text.hpp"
 
 namespace fasim {
 namespace {
@@ -24,26 +25,6 @@ namespace {
 // Keep in step with parse_dtype / parse_algo (they offer no list of names).
 constexpr std::string_view kDtypes = "fp32, fp16, bf16";
 constexpr std::string_view kAlgos = kAlgoNames;
-
-std::string where(const std::string& origin, const toml::source_region& r) {
-  if (r.begin.line == 0) return origin;
-  return origin + ":" + std::to_string(r.begin.line) + ":" + std::to_string(r.begin.column);
-}
-
-std::string describe(const toml::node& n) {
-  if (n.is_table()) return "a table";
-  if (n.is_array()) return "an array";
-  if (n.is_string()) return "\"" + n.as_string()->get() + "\"";  // toml++ would print 'single quotes'
-  std::ostringstream os;
-  n.visit([&](const auto& v) { os << v; });
-  return os.str();
-}
-
-std::string join(const std::vector<std::string_view>& items) {
-  std::string out;
-  for (auto s : items) out += (out.empty() ? "" : ", ") + std::string(s);
-  return out;
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -61,27 +42,27 @@ class Field {
       : origin_(origin), label_(std::move(label)), key_(k), node_(v) {}
 
   [[noreturn]] void fail(const std::string& msg) const {
-    throw UserError(where(origin_, key_.source()) + ": " + msg);
+    throw UserError(toml_where(origin_, key_.source()) + ": " + msg);
   }
 
   std::string text() const {
-    if (!node_.is_string()) fail(label_ + " must be a string, got " + describe(node_));
+    if (!node_.is_string()) fail(label_ + " must be a string, got " + toml_describe(node_));
     return node_.as_string()->get();
   }
   // min 1: positive; min 0: non-negative.
   std::int64_t integer(std::int64_t min) const {
     if (!node_.is_integer() || node_.as_integer()->get() < min)
       fail(label_ + (min > 0 ? " must be a positive integer" : " must be a non-negative integer") + ", got " +
-           describe(node_));
+           toml_describe(node_));
     return node_.as_integer()->get();
   }
   bool boolean() const {
-    if (!node_.is_boolean()) fail(label_ + " must be true or false, got " + describe(node_));
+    if (!node_.is_boolean()) fail(label_ + " must be true or false, got " + toml_describe(node_));
     return node_.as_boolean()->get();
   }
   const toml::table& table() const {
     if (!node_.is_table())
-      fail(label_ + " must be a table, got " + describe(node_) + "; write it as a [" + label_ + "] section");
+      fail(label_ + " must be a table, got " + toml_describe(node_) + "; write it as a [" + label_ + "] section");
     return *node_.as_table();
   }
   const std::string& label() const { return label_; }
@@ -109,8 +90,8 @@ void read_table(const std::string& origin, std::string_view table, const toml::t
     const std::string_view name = k.str();  // clang < 16 cannot capture a structured binding
     auto it = std::find_if(entries.begin(), entries.end(), [name](const Entry& e) { return e.key == name; });
     if (it == entries.end())
-      throw UserError(where(origin, k.source()) + ": unknown key " + prefix + std::string(k.str()) +
-                      (table.empty() ? "; known top-level keys: " : "; known keys: ") + join(names));
+      throw UserError(toml_where(origin, k.source()) + ": unknown key " + prefix + std::string(k.str()) +
+                      (table.empty() ? "; known top-level keys: " : "; known keys: ") + join_names(names));
     it->read(Field(origin, prefix + std::string(k.str()), k, v));
   }
 }
@@ -131,7 +112,7 @@ std::string read_device(const Field& f, const std::string& base_dir) {
     if (lower(d.name) == lower(dev)) return dev;
     names.push_back(d.name);
   }
-  f.fail("unknown device '" + dev + "'; known: " + join(names) + ", or pass a path to a .toml file");
+  f.fail("unknown device '" + dev + "'; known: " + join_names(names) + ", or pass a path to a .toml file");
 }
 
 }  // namespace
@@ -143,7 +124,7 @@ Scenario parse_scenario(std::string_view toml_text, const std::string& origin, c
   } catch (const toml::parse_error& e) {
     std::string why(e.description());
     std::replace(why.begin(), why.end(), '\n', ' ');  // keep the message on one line
-    throw UserError(where(origin, e.source()) + ": syntax error: " + why + "; fix the TOML syntax there");
+    throw UserError(toml_where(origin, e.source()) + ": syntax error: " + why + "; fix the TOML syntax there");
   }
 
   Scenario s;
