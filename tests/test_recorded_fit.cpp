@@ -131,6 +131,39 @@ TEST_CASE("recorded fit: points in bar, mean and largest error follow from predi
   CHECK(j["measured"]["time_s"].get<double>() == Approx(run.predicted[1][6] * kFactor[6]));
   CHECK(j["error_pct"]["time_s"].get<double>() == Approx(error_pct(run.predicted[1][6], run.predicted[1][6] * 4)));
   CHECK(j["bound"] == one[0].bound);
+  // This CSV gives no ranges: the least and most are there, empty.
+  CHECK(j["measured_min"].empty());
+  CHECK(j["measured_max"].empty());
+}
+
+TEST_CASE("recorded fit: one point's least and most are the CSV's own cells", "[fidelity]") {
+  // The H200 sweep counted in 8 placements: flash1 fp16 N=4096 d=128's DRAM
+  // reads, found in the file by hand (no fasim code reads this row).
+  const std::string csv = std::string(FASIM_SOURCE_DIR) + "/docs/results/h200-2026-11-23-placements8.csv";
+  std::ifstream in(csv);
+  std::string line, row;
+  while (std::getline(in, line))
+    if (line.find(",flash1,fp16,1,16,4096,128,64,64,cold,dram_read_bytes,") != std::string::npos) row = line;
+  REQUIRE_FALSE(row.empty());
+  std::vector<std::string> cells;
+  for (std::size_t at = 0;;) {
+    const std::size_t comma = row.find(',', at);
+    cells.push_back(row.substr(at, comma - at));
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  REQUIRE(cells.size() == 17);
+  RecordedFits fits;
+  RecordedSelection one;
+  one.csv = csv;
+  one.device = std::string(FASIM_SOURCE_DIR) + "/docs/results/h200-2026-11-22-measured.toml";
+  one.filters = {{"--algo", "flash1"}, {"--dtype", "fp16"}, {"--N", "4096"}, {"--d", "128"}};
+  const nlohmann::json& j = fits.get(one);
+  REQUIRE(j["points"] == 1);
+  CHECK(j["measured"]["dram_read_bytes"].get<double>() == std::stod(cells[14]));
+  CHECK(j["measured_min"]["dram_read_bytes"].get<double>() == std::stod(cells[15]));
+  CHECK(j["measured_max"]["dram_read_bytes"].get<double>() == std::stod(cells[16]));
+  CHECK(j["measured_min"]["dram_read_bytes"].get<double>() < j["measured_max"]["dram_read_bytes"].get<double>());
 }
 
 TEST_CASE("recorded fit: a filter that keeps nothing names the values there are", "[fidelity]") {

@@ -236,7 +236,8 @@ nlohmann::json LessonNumbers::lookup_recorded(const std::string& key, const std:
     fail(line, "the recorded run of " + what + " does not load: " + e.what());
   }
   const std::string top = key.substr(0, key.find('.'));
-  if ((top == "point" || top == "bound" || top == "predicted" || top == "measured" || top == "error_pct") &&
+  if ((top == "point" || top == "bound" || top == "predicted" || top == "measured" || top == "error_pct" ||
+       top == "measured_min" || top == "measured_max") &&
       !report->contains("point"))
     fail(line, "'" + key + "' is a key of one point, but " + what + " keeps " + report->at("points").dump() +
                    " recorded points; add filters (--algo, --dtype, --heads, --N, --d, ...) that keep one");

@@ -183,7 +183,7 @@ nlohmann::json recorded_fit_json(const std::vector<Reprediction>& reps, const De
   if (reps.size() == 1) {
     const Reprediction& r = reps.front();
     nlohmann::json predicted = nlohmann::json::object(), measured = nlohmann::json::object(),
-                   error = nlohmann::json::object();
+                   error = nlohmann::json::object(), least = nlohmann::json::object(), most = nlohmann::json::object();
     for (std::size_t i = 0; i < kMetricCount; ++i) {
       const char* key = name(static_cast<Metric>(i));
       predicted[key] = r.predicted[i];
@@ -191,12 +191,16 @@ nlohmann::json recorded_fit_json(const std::vector<Reprediction>& reps, const De
         measured[key] = *v;
         error[key] = number_or_null(error_pct(r.predicted[i], *v));
       }
+      if (const auto v = r.point->measured_min[i]) least[key] = *v;
+      if (const auto v = r.point->measured_max[i]) most[key] = *v;
     }
     j["point"] = describe(*r.point);
     j["bound"] = r.bound;
     j["predicted"] = predicted;
     j["measured"] = measured;
     j["error_pct"] = error;
+    j["measured_min"] = least;  // only the metrics whose CSV row gave a range
+    j["measured_max"] = most;
   }
   return j;
 }

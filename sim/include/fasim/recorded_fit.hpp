@@ -27,6 +27,9 @@
 //   point, bound                          with exactly one point: what it is,
 //   predicted.METRIC, measured.METRIC,    what bounds the predicted time, and
 //   error_pct.METRIC                      the three numbers of each metric
+//   measured_min.METRIC,                  with exactly one point: the least and
+//   measured_max.METRIC                   most over the GPU's ranges or runs
+//                                         (only metrics whose CSV row has them)
 //
 // METRIC is a CSV name of fidelity.hpp (hbm_read_bytes, ..., time_s); error
 // = (predicted - measured) / measured. Predictions are the current model's,
