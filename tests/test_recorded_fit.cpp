@@ -13,6 +13,7 @@
 
 #include "cli_support.hpp"
 #include "fasim/error.hpp"
+#include "fasim/format.hpp"
 #include "fasim/lesson.hpp"
 #include "fasim/lesson_numbers.hpp"
 #include "fasim/recorded_fit.hpp"
@@ -273,6 +274,18 @@ TEST_CASE("compare --recorded: filters, one point's table and --json, no GPU nee
     REQUIRE(at != std::string::npos);
     CHECK(one.out.substr(at, one.out.find('\n', at) - at).ends_with("exact"));
   }
+  // The sweep kept each counter's least and most: the row ends with them.
+  const auto kept = select_recorded(read_recorded_csv(kSweep),
+                                    {{"--algo", "flash2"}, {"--dtype", "fp16"}, {"--N", "4096"}, {"--d", "64"}});
+  REQUIRE(kept.size() == 1);
+  const auto dram = static_cast<std::size_t>(Metric::dram_read_bytes);
+  REQUIRE(kept[0].measured_min[dram]);
+  CHECK_THAT(one.out, Contains("GPU range (least - most)"));
+  const auto at = one.out.find("DRAM read bytes");
+  REQUIRE(at != std::string::npos);
+  CHECK(one.out.substr(at, one.out.find('\n', at) - at)
+            .ends_with(with_commas(std::llround(*kept[0].measured_min[dram])) + " - " +
+                       with_commas(std::llround(*kept[0].measured_max[dram]))));
 
   const auto none = run_fasim({"compare", "--recorded", kSweep, "--algo", "decode"});
   CHECK(none.exit_code == 2);

@@ -50,7 +50,11 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
     if (reps.size() == 1) {
       std::cout << "  " << fit["point"].get<std::string>() << ", predicted " << fit["bound"].get<std::string>()
                 << "-bound\n\n";
-      std::printf("  %-28s %18s %18s %10s\n", "quantity", "predicted", "measured", "error");
+      const RecordedPoint& point = *reps[0].point;
+      bool ranged = false;  // the CSV gave the least and most of some metric
+      for (std::size_t i = 0; i < kMetricCount; ++i) ranged |= point.measured_min[i] && point.measured_max[i];
+      std::printf("  %-28s %18s %18s %10s%s\n", "quantity", "predicted", "measured", "error",
+                  ranged ? "  GPU range (least - most)" : "");
       for (std::size_t i = 0; i < kMetricCount; ++i) {
         const auto m = static_cast<Metric>(i);
         auto shown = [&](double v) {
@@ -66,8 +70,11 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
           std::snprintf(err, sizeof err, "exact");
         else if (measured)
           std::snprintf(err, sizeof err, "%+.1f%%", error_pct(p, *measured));
-        std::printf("  %-28s %18s %18s %10s\n", metric_label(m), shown(p).c_str(),
+        std::printf("  %-28s %18s %18s %10s", metric_label(m), shown(p).c_str(),
                     measured ? shown(*measured).c_str() : "n/a", err);
+        if (point.measured_min[i] && point.measured_max[i])
+          std::printf("  %s - %s", shown(*point.measured_min[i]).c_str(), shown(*point.measured_max[i]).c_str());
+        std::printf("\n");
       }
     }
     bool repeated = false;  // some points were measured more than once
@@ -97,6 +104,8 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
               << " (point, metric) pairs are outside their bars.\n";
     if (repeated)
       std::cout << "  measured = the median of the GPU's runs; GPU spread = (max - min) / median over them.\n";
+    else if (reps.size() == 1 && fit["measured_min"].size() > 0)
+      std::cout << "  measured = the median of the GPU's runs; the range is their least and most.\n";
   }
   if (misses_file) {
     write_misses(misses_file->stream(), misses);
