@@ -65,7 +65,8 @@ file(GENERATE OUTPUT ${FASIM_DOCS_GEN}/course.md CONTENT "${course}")
 # Pages first (their order is the tree's), then the public headers.
 set(inputs ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/design.md ${FASIM_DOCS_GEN}/course.md
     ${FASIM_LESSON_PAGES} ${PROJECT_SOURCE_DIR}/docs/timing-model.md ${PROJECT_SOURCE_DIR}/docs/variants.md
-    ${PROJECT_SOURCE_DIR}/lessons/README.md ${PROJECT_SOURCE_DIR}/sim/include/fasim
+    ${PROJECT_SOURCE_DIR}/lessons/README.md ${PROJECT_SOURCE_DIR}/docs/results/README.md
+    ${PROJECT_SOURCE_DIR}/sim/include/fasim
     ${PROJECT_SOURCE_DIR}/cuda/include/fasim)
 list(JOIN inputs " " FASIM_DOCS_INPUT)
 set(FASIM_HAVE_DOT YES)
@@ -83,7 +84,8 @@ add_custom_command(
           -DSRC=${PROJECT_SOURCE_DIR}
           -P ${PROJECT_SOURCE_DIR}/cmake/docs_assets.cmake
   DEPENDS ${FASIM_DOCS_OUT}/Doxyfile ${FASIM_LESSON_PAGES} ${FASIM_DOCS_DEPENDS} ${PROJECT_SOURCE_DIR}/README.md
-          ${PROJECT_SOURCE_DIR}/lessons/README.md ${PROJECT_SOURCE_DIR}/cmake/docs_assets.cmake fasim_sim
+          ${PROJECT_SOURCE_DIR}/lessons/README.md ${PROJECT_SOURCE_DIR}/docs/results/README.md
+          ${PROJECT_SOURCE_DIR}/cmake/docs_assets.cmake fasim_sim
   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
   COMMENT "Building the docs with Doxygen (warnings are errors): ${FASIM_DOCS_OUT}/html/index.html"
   VERBATIM)
