@@ -1,6 +1,6 @@
-// The README's table of how well the model fits the recorded sweeps is
-// today's model's: every cell is recomputed here, so a model change that
-// moves a number fails until the README says so.
+// The tables in README.md and docs/timing-model.md of how well the model
+// fits the recorded runs are today's model's: every cell is recomputed
+// here, so a model change that moves a number fails until the page says so.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -69,4 +69,32 @@ TEST_CASE("README: the fit table is what the model gives today", "[fidelity][doc
     CHECK(c[1] == (bar == 0 ? std::string("exact") : std::to_string(static_cast<int>(bar)) + "%"));
   }
   CHECK(rows == 7);  // every metric of fidelity.hpp, once
+}
+
+TEST_CASE("timing-model.md: the time-fit table is what the model gives today", "[fidelity][docs]") {
+  // Rows: | name: `FILE.csv` | `PROFILE.toml` | in bar | mean error | largest |
+  std::ifstream in(kRoot / "docs" / "timing-model.md");
+  REQUIRE(in);
+  RecordedFits cache;
+  int rows = 0;
+  for (std::string line; std::getline(in, line);) {
+    const std::vector<std::string> c = cells(line);
+    if (c.size() != 5 || !c[1].starts_with('`') || !c[1].ends_with(".toml`")) continue;
+    const std::size_t tick = c[0].find('`');
+    REQUIRE(tick != std::string::npos);
+    ++rows;
+    INFO(line);
+    RecordedSelection sel;
+    sel.csv = (kRoot / "docs" / "results" / c[0].substr(tick + 1, c[0].size() - tick - 2)).string();
+    sel.device = (kRoot / "docs" / "results" / c[1].substr(1, c[1].size() - 2)).string();
+    const nlohmann::json& f = cache.get(sel)["fit"]["time_s"];
+    char in_bar[32], mean[32], largest[32];
+    std::snprintf(in_bar, sizeof in_bar, "%d / %d", f["in_bar"].get<int>(), f["points"].get<int>());
+    std::snprintf(mean, sizeof mean, "%.1f%%", f["mean_abs_error_pct"].get<double>());
+    std::snprintf(largest, sizeof largest, "%.1f%%", f["max_abs_error_pct"].get<double>());
+    CHECK(c[2] == in_bar);
+    CHECK(c[3] == mean);
+    CHECK(c[4] == largest);
+  }
+  CHECK(rows == 11);
 }
