@@ -105,6 +105,22 @@ TEST_CASE("naive HBM bytes equal b(4N^2 + 2Nd + 2Nd*Tr) per head", "[closed-form
   }
 }
 
+TEST_CASE("naive's HBM bytes kernel by kernel: S out of kernel 1, S in and P out of kernel 2, P in of kernel 3",
+          "[closed-form][naive]") {
+  const DeviceSpec dev = load_device("h100");
+  for (const Shape& s : kShapes) {
+    CAPTURE(s.N, s.d, s.br, s.bc, s.batch, s.heads, name(s.dtype));
+    const Ledger L = count(dev, s, Algo::naive, /*numerics=*/false);
+    const std::int64_t b = bytes_of(s.dtype), bh = s.batch * s.heads;
+    const std::int64_t Tr = (s.N + s.br - 1) / s.br;
+    const std::int64_t Nd = s.N * s.d, NN = s.N * s.N;
+    REQUIRE(L.kernels().size() == 3);
+    CHECK(L.kernels()[0].hbm == t(bh * b * (Nd + Nd * Tr), bh * NN * b));  // Q, K; S
+    CHECK(L.kernels()[1].hbm == t(bh * NN * b, bh * NN * b));              // S (rows fit); P
+    CHECK(L.kernels()[2].hbm == t(bh * b * (NN + Nd * Tr), bh * Nd * b));  // P, V; O
+  }
+}
+
 TEST_CASE("naive with one query block moves the paper's (4N^2 + 4Nd)b", "[closed-form][naive]") {
   const DeviceSpec dev = load_device("h100");
   for (const Shape& s : {Shape{64, 64, 64, 16, 1, 1, DType::fp16}, Shape{100, 32, 128, 32, 3, 2, DType::fp32},

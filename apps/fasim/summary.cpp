@@ -98,6 +98,16 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
   os << "  DRAM read   " << pad(with_commas(c.dram_read_bytes), 16) << " B\n";
   os << "  DRAM write  " << pad(with_commas(c.dram_write_bytes), 16) << " B, and "
      << with_commas(sim.l2_dirty_bytes()) << " B still dirty in L2 at the end\n";
+  if (sim.program().kernels.size() > 1) {  // where each kernel's bytes went
+    os << "  " << pad("by kernel", 20, false) << pad("HBM read", 16) << pad("HBM written", 16) << pad("DRAM read", 16)
+       << pad("DRAM written", 16) << "\n";
+    const std::vector<KernelTraffic>& ks = L.kernels();
+    for (std::size_t i = 0; i < ks.size() && i < sim.program().kernels.size(); ++i)
+      os << "  " << pad(std::string(sim.program().kernels[i].name), 20, false)
+         << pad(with_commas(ks[i].hbm.read_bytes), 16) << pad(with_commas(ks[i].hbm.write_bytes), 16)
+         << pad(with_commas(ks[i].cache.dram_read_bytes), 16) << pad(with_commas(ks[i].cache.dram_write_bytes), 16)
+         << "\n";
+  }
 
   const TimeReport& t = sim.time();
   char line[160];

@@ -51,8 +51,19 @@ nlohmann::json report_json(const Simulation& sim, const std::optional<NumericsRe
       by_tensor[std::string(name(t))] = {{"read_bytes", x.read_bytes}, {"write_bytes", x.write_bytes}};
   }
   json kernels = json::array();
-  for (const Kernel& k : sim.program().kernels)
-    kernels.push_back({{"name", std::string(k.name)}, {"grid", k.grid}});
+  for (std::size_t i = 0; i < sim.program().kernels.size(); ++i) {
+    const Kernel& k = sim.program().kernels[i];
+    json entry = {{"name", std::string(k.name)}, {"grid", k.grid}};
+    if (i < L.kernels().size()) {  // what it moved (a kernel not yet run has nothing)
+      const KernelTraffic& t = L.kernels()[i];
+      entry["hbm"] = {{"read_bytes", t.hbm.read_bytes}, {"write_bytes", t.hbm.write_bytes}};
+      entry["l2"] = {{"read_bytes", t.cache.l2_read_bytes},
+                     {"write_bytes", t.cache.l2_write_bytes},
+                     {"hit_bytes", t.cache.l2_hit_bytes}};
+      entry["dram"] = {{"read_bytes", t.cache.dram_read_bytes}, {"write_bytes", t.cache.dram_write_bytes}};
+    }
+    kernels.push_back(entry);
+  }
   json j = {
       {"workload",
        {{"batch", w.batch}, {"heads", w.heads}, {"N", w.N}, {"d", w.d}, {"dtype", std::string(name(w.dtype))},

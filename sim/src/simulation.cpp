@@ -189,11 +189,13 @@ void Simulation::finish_kernel() {
     slot.body = Generator<Step>{};
     slot.ctx.reset();
   }
+  // The L2 model's write-backs that accrued in this kernel and no step has
+  // counted yet: this kernel's, not the next one's.
+  ledger_.record_dram_write(step_.tensor, static_cast<std::int32_t>(kernel_), machine_->settle_l2());
   ++kernel_;
   if (kernel_ < program_.kernels.size()) start_kernel(kt.end_s);
   else {
     done_ = true;
-    ledger_.record_dram_write(step_.tensor, machine_->settle_l2());
     if (options_.numerics) give_back_freed_memory();
   }
 }

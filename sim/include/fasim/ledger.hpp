@@ -1,10 +1,11 @@
 // Ledger: running totals of what the Steps moved and computed.
-// HBM traffic per tensor and direction, FLOPs by kind, peak on-chip use.
+// HBM traffic per tensor and direction (and per kernel), FLOPs by kind, peak on-chip use.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "fasim/step.hpp"
 #include "fasim/tensor.hpp"
@@ -39,6 +40,13 @@ struct CacheTraffic {
   std::int64_t dram_write_bytes = 0; ///< dirty bytes evicted to DRAM (charged to the evicting step's tensor)
 };
 
+/// @brief What one kernel of the program moved: its steps' HBM, L2 and DRAM
+/// bytes, and the write-backs the L2 model settled at its end.
+struct KernelTraffic {
+  Traffic hbm;         ///< bytes between HBM and SRAM (requests)
+  CacheTraffic cache;  ///< what reached L2 and DRAM
+};
+
 /// @brief Sum of all Steps recorded so far.
 class Ledger {
  public:
@@ -47,12 +55,11 @@ class Ledger {
     Traffic& t = hbm_[index(s.tensor)];
     t.read_bytes += s.hbm_read_bytes;
     t.write_bytes += s.hbm_write_bytes;
-    CacheTraffic& c = cache_[index(s.tensor)];
-    c.l2_read_bytes += s.l2_read_bytes;
-    c.l2_write_bytes += s.l2_write_bytes;
-    c.l2_hit_bytes += s.l2_hit_bytes;
-    c.dram_read_bytes += s.dram_read_bytes;
-    c.dram_write_bytes += s.dram_write_bytes;
+    add(cache_[index(s.tensor)], s);
+    KernelTraffic& k = kernel(s.kernel);
+    k.hbm.read_bytes += s.hbm_read_bytes;
+    k.hbm.write_bytes += s.hbm_write_bytes;
+    add(k.cache, s);
     flops_.matmul += s.flops_matmul;
     flops_.other += s.flops_other;
     flops_.exp += s.exps;
@@ -62,9 +69,13 @@ class Ledger {
   }
 
   /// @brief Adds DRAM write-backs that no Step caused: what the set model of
-  /// the L2 counts at the end (PartitionedL2::settle), charged to tensor `t`
-  /// (the simulation passes its last step's, as evictions go to the evicting step's).
-  void record_dram_write(TensorId t, std::int64_t bytes) { cache_[index(t)].dram_write_bytes += bytes; }
+  /// the L2 counts at the end of kernel `k` (PartitionedL2::settle), charged to
+  /// tensor `t` (the simulation passes its last step's, as evictions go to the
+  /// evicting step's).
+  void record_dram_write(TensorId t, std::int32_t k, std::int64_t bytes) {
+    cache_[index(t)].dram_write_bytes += bytes;
+    kernel(k).cache.dram_write_bytes += bytes;
+  }
 
   /// @brief HBM traffic of one tensor.
   const Traffic& hbm(TensorId t) const { return hbm_[index(t)]; }
@@ -91,6 +102,9 @@ class Ledger {
     }
     return sum;
   }
+  /// @brief Traffic of each kernel so far, by its index in the program (a
+  /// kernel that has not run yet has no entry). They sum to the totals.
+  const std::vector<KernelTraffic>& kernels() const { return kernels_; }
   /// @brief FLOPs of every step so far.
   const Flops& flops() const { return flops_; }
   /// @brief Most shared memory any block held at once.
@@ -101,8 +115,21 @@ class Ledger {
   std::int64_t steps() const { return steps_; }
 
  private:
+  static void add(CacheTraffic& c, const Step& s) {
+    c.l2_read_bytes += s.l2_read_bytes;
+    c.l2_write_bytes += s.l2_write_bytes;
+    c.l2_hit_bytes += s.l2_hit_bytes;
+    c.dram_read_bytes += s.dram_read_bytes;
+    c.dram_write_bytes += s.dram_write_bytes;
+  }
+  KernelTraffic& kernel(std::int32_t k) {
+    if (static_cast<std::size_t>(k) >= kernels_.size()) kernels_.resize(static_cast<std::size_t>(k) + 1);
+    return kernels_[static_cast<std::size_t>(k)];
+  }
+
   std::array<Traffic, kTensorCount> hbm_{};
   std::array<CacheTraffic, kTensorCount> cache_{};
+  std::vector<KernelTraffic> kernels_;
   Flops flops_{};
   std::int64_t peak_sram_ = 0;
   std::int64_t peak_registers_ = 0;
