@@ -1,6 +1,7 @@
-// The tables in README.md and docs/timing-model.md of how well the model
-// fits the recorded runs are today's model's: every cell is recomputed
-// here, so a model change that moves a number fails until the page says so.
+// Numbers the README and docs/timing-model.md print are today's: the fit
+// tables are recomputed from the recorded runs, and the README's output
+// blocks are what fasim prints now. A change that moves one fails here
+// until the page says so.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "fasim/recorded_fit.hpp"
 
 using namespace fasim;
@@ -97,4 +99,48 @@ TEST_CASE("timing-model.md: the time-fit table is what the model gives today", "
     CHECK(c[4] == largest);
   }
   CHECK(rows == 11);
+}
+
+namespace {
+
+// The lines of the first ```text block after `marker` in README.md.
+std::vector<std::string> readme_block(const std::string& marker) {
+  std::ifstream in(kRoot / "README.md");
+  std::vector<std::string> lines;
+  bool seen = false, inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!seen) {
+      seen = line.find(marker) != std::string::npos;
+      continue;
+    }
+    if (!inside) {
+      inside = line == "```text";
+      continue;
+    }
+    if (line == "```") break;
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+void check_block(const std::vector<std::string>& block, const std::vector<std::string>& args) {
+  const auto r = fasim::test::run_fasim(args);
+  INFO(r.describe());
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(block.size() >= 4);
+  for (const std::string& line : block)
+    if (!line.empty()) CHECK_THAT(r.out, Catch::Contains(line));
+}
+
+}  // namespace
+
+TEST_CASE("README: the quick start's first run prints what the README shows", "[docs][cli]") {
+  // scripts/quickstart.sh runs this scenario.
+  check_block(readme_block("This is the first"),
+              {"run", "--scenario", (kRoot / "configs" / "scenarios" / "quickstart.toml").string()});
+}
+
+TEST_CASE("README: naive's traffic by kernel is what fasim run prints", "[docs][cli]") {
+  check_block(readme_block("and it spills"), {"run", "--scenario", (kRoot / "configs" / "scenarios" / "quickstart.toml").string(),
+                                               "--algo", "naive", "--heads", "16", "--device", "h200", "--no-numerics"});
 }
