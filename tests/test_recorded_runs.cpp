@@ -130,6 +130,14 @@ TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of t
                  "h200-2026-11-23-placements8-misses.csv", 60});
 }
 
+TEST_CASE("recorded runs: the H100 sweep again with the counters in 8 placements", "[fidelity]") {
+  // The same 60 points on an H100 (placements8-2026-11-23.sh with
+  // DEVICE_TOML=h100-2026-11-22-measured.toml, 2026-11-23), medians of 8
+  // placements each, predicted with the H100's profile.
+  check_ratchet({"h100-2026-11-23-placements8.csv", "h100-2026-11-22-measured.toml",
+                 "h100-2026-11-23-placements8-misses.csv", 60});
+}
+
 TEST_CASE("fidelity: error is relative to the measurement, with zero handled", "[fidelity]") {
   CHECK(error_pct(110, 100) == Approx(10));
   CHECK(error_pct(75, 100) == Approx(-25));

@@ -4,7 +4,9 @@
 # range each; the CSV's measured is their median, measured_min/max their range.
 # Two calls, PART=a (flash2) and PART=b (flash1, naive); OUT set by the device
 # tool. Joined into h200-2026-11-23-placements8.csv (read in
-# h200-2026-11-23-flash1-placement.md).
+# h200-2026-11-23-flash1-placement.md). Run again on an H100 with
+# DEVICE_TOML=docs/results/h100-2026-11-22-measured.toml (PART=b took 306 s,
+# PART=a 138 s): h100-2026-11-23-placements8.csv.
 set -u
 C=build/gpu-carry
 mkdir -p /tmp/fc && tar -C /tmp/fc -xzf $C/cupti-libs.tar.gz
