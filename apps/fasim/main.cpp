@@ -35,6 +35,11 @@ int main(int argc, char** argv) {
                 << "'; use one of run, step, trace, devices, sweep, plot, gpu, compare, lesson (see 'fasim --help')\n";
       return 2;
     }
+    if (argc > 1 && argv[1][0] == '-' && app.get_subcommands().empty()) {  // a flag before any command
+      std::cerr << "fasim: error: '" << fasim::one_line(argv[1])
+                << "' is not a flag of fasim itself; flags go after a command: fasim COMMAND [flags] (see 'fasim --help')\n";
+      return 2;
+    }
     std::string where = app.get_subcommands().empty() ? "fasim" : "fasim " + app.get_subcommands()[0]->get_name();
     std::cerr << "fasim: error: " << fasim::one_line(e.what()) << "; run '" << where << " --help' for the options\n";
     return 2;
