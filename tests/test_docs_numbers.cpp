@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -56,7 +57,7 @@ TEST_CASE("README: the fit table is what the model gives today", "[fidelity][doc
   int rows = 0;
   for (std::string line; std::getline(in, line);) {
     const std::vector<std::string> c = cells(line);
-    if (c.size() != 6 || c[0].size() < 3 || c[0].front() != '`') continue;
+    if (c.size() != 2 + std::size(sets) || c[0].size() < 3 || c[0].front() != '`') continue;
     const std::string metric = c[0].substr(1, c[0].size() - 2);
     if (!fits[0].contains(metric)) continue;
     ++rows;

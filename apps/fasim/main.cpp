@@ -30,14 +30,13 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
-      std::cerr << "fasim: error: unknown command '" << fasim::one_line(argv[1])
-                << "'; use one of run, step, trace, devices, sweep, plot, gpu, compare, lesson (see 'fasim --help')\n";
-      return 2;
-    }
-    if (argc > 1 && argv[1][0] == '-' && app.get_subcommands().empty()) {  // a flag before any command
-      std::cerr << "fasim: error: '" << fasim::one_line(argv[1])
-                << "' is not a flag of fasim itself; flags go after a command: fasim COMMAND [flags] (see 'fasim --help')\n";
+    if (argc > 1 && app.get_subcommands().empty()) {  // no command recognised
+      if (argv[1][0] == '-')
+        std::cerr << "fasim: error: '" << fasim::one_line(argv[1])
+                  << "' is not a flag of fasim itself; flags go after a command: fasim COMMAND [flags] (see 'fasim --help')\n";
+      else
+        std::cerr << "fasim: error: unknown command '" << fasim::one_line(argv[1])
+                  << "'; use one of run, step, trace, devices, sweep, plot, gpu, compare, lesson (see 'fasim --help')\n";
       return 2;
     }
     std::string where = app.get_subcommands().empty() ? "fasim" : "fasim " + app.get_subcommands()[0]->get_name();
