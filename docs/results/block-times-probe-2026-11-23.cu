@@ -12,6 +12,7 @@
 // Run:   ./blocktimes N d heads br bc   (fp32; BLOCK lines: rep, block, SM, start and end in ns from the first start)
 #include "flash2.cu"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
