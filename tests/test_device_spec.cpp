@@ -165,8 +165,9 @@ TEST_CASE("a user device file loads by path, with every conversion", "[device]")
 
 TEST_CASE("an unreadable device file names the path and the reason", "[device]") {
   REQUIRE_THROWS_WITH(fasim::load_device("no/such/dev.toml"),
-                      "cannot read device file no/such/dev.toml: No such file or directory; check the path");
-  REQUIRE_THROWS_WITH(fasim::load_device(data_dir() + "/devices/"), Contains("cannot read device file"));
+                      "cannot read device file 'no/such/dev.toml': No such file or directory; check the path");
+  REQUIRE_THROWS_WITH(fasim::load_device(data_dir() + "/devices/"),
+                      "cannot read device file '" + data_dir() + "/devices/': it is a directory; check the path");
 }
 
 TEST_CASE("a syntax error reports file:line:col", "[device]") {

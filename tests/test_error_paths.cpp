@@ -166,6 +166,18 @@ TEST_CASE("every command-line error path: exit 2, one line, the problem and the 
       // compare --recorded: the recorded file (fidelity.cpp) and the device profile (compare_recorded.cpp)
       {"compare --recorded: no such file", {"compare", "--recorded", dir.file("none.csv")},
        "cannot read recorded run '" + dir.file("none.csv") + "'", "check the path"},
+      // A folder where a file belongs: every input file is read by read_input_file (input_file.cpp).
+      {"compare --recorded: a folder", {"compare", "--recorded", dir.path().string()},
+       "cannot read recorded run '" + dir.path().string() + "': it is a directory", "check the path"},
+      {"run --device: a folder", {"run", "--device", dir.path().string() + "/"},
+       "cannot read device file '" + dir.path().string() + "/': it is a directory", "check the path"},
+      {"run --scenario: a folder", {"run", "--scenario", dir.path().string()},
+       "cannot read scenario file '" + dir.path().string() + "': it is a directory", "check the path"},
+      {"lesson: a folder", {"lesson", dir.path().string()},
+       "cannot read lesson '" + dir.path().string() + "': it is a directory", "check the path"},
+      {"plot: a folder", {"plot", dir.path().string(), "--figure", "bytes-vs-n"},
+       "cannot read sweep file '" + dir.path().string() + "': it is a directory",
+       "give a file written by `fasim sweep --out FILE.csv`"},
       {"compare --recorded: not a recorded run", {"compare", "--recorded", dir.file("rec_header.csv")},
        "rec_header.csv:1: not a recorded run", "give the CSV that `fasim compare --sweep --out FILE.csv` writes"},
       {"compare --recorded: a short row", {"compare", "--recorded", dir.file("rec_short.csv")},

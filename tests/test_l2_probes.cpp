@@ -98,7 +98,8 @@ TEST_CASE("L2 probes: data one SM re-reads misses from about 0.8 of the L2, as o
 TEST_CASE("L2 probes: a file that is not a probe recording is one clear line", "[l2][probes]") {
   const test::ScratchDir dir;
   auto tmp_file = [&](const std::string& name, const std::string& text) { return scratch_file(dir, name, text); };
-  CHECK_THROWS_WITH(read_churn_probes("/nonexistent/probe.csv"), Contains("cannot open '/nonexistent/probe.csv'"));
+  CHECK_THROWS_WITH(read_churn_probes("/nonexistent/probe.csv"),
+                    Contains("cannot read churn-probe CSV '/nonexistent/probe.csv'"));
   const std::string header = "probe,sequence,x_mib,r_mib,kernel,dram_read_bytes,dram_write_bytes\n";
   CHECK_THROWS_WITH(read_churn_probes(tmp_file("probe-bad-header.csv", "a,b\n")),
                     Contains("its first line must be probe,sequence"));
@@ -170,7 +171,8 @@ TEST_CASE("L2 probes: data every SM re-reads, replayed with the SM layout measur
 TEST_CASE("L2 probes: an SM layout file that is not what the SM-partition probe prints is one clear line", "[l2][probes]") {
   const test::ScratchDir dir;
   auto tmp_file = [&](const std::string& name, const std::string& text) { return scratch_file(dir, name, text); };
-  CHECK_THROWS_WITH(read_sm_layout("/nonexistent/smmap.txt"), Contains("cannot open '/nonexistent/smmap.txt'"));
+  CHECK_THROWS_WITH(read_sm_layout("/nonexistent/smmap.txt"),
+                    Contains("cannot read SM-partition probe output '/nonexistent/smmap.txt'"));
   CHECK_THROWS_WITH(read_sm_layout(tmp_file("sm-empty.txt", "SMS 2 L2 100\n")),
                     Contains("needs SM and BLOCKS lines"));
   const std::string two = "SM rep=0 smid=0 mean_cycles=300 slow_share=0.000\n"

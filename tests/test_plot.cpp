@@ -206,7 +206,8 @@ TEST_CASE("fasim plot: sweep, then plot, bad input is one error line", "[plot][c
     CHECK_THAT(p.err, Contains(part));
   };
   error(run_fasim({"plot", csv, "--figure", "pie", "--out", svg}), "unknown figure 'pie'");
-  error(run_fasim({"plot", dir.file("none.csv"), "--figure", "roofline"}), "cannot read '");
+  error(run_fasim({"plot", dir.file("none.csv"), "--figure", "roofline"}),
+        "cannot read sweep file '" + dir.file("none.csv") + "': No such file or directory");
   error(run_fasim({"plot", kSweeps + "bad_row.csv", "--figure", "bytes-vs-n", "--out", dir.file("b.svg")}),
         "bad_row.csv:3:");
   error(run_fasim({"plot", csv, "--figure", "roofline", "--device", "nosuch"}), "nosuch");

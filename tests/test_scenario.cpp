@@ -85,7 +85,7 @@ TEST_CASE("device names and paths", "[scenario]") {
 TEST_CASE("an unreadable scenario file names the path and the reason", "[scenario]") {
   REQUIRE_THROWS_AS(fasim::load_scenario("no/such.toml"), UserError);
   REQUIRE_THROWS_WITH(fasim::load_scenario("no/such.toml"),
-                      "cannot read scenario file no/such.toml: No such file or directory; check the path");
+                      "cannot read scenario file 'no/such.toml': No such file or directory; check the path");
 }
 
 TEST_CASE("scenario syntax errors report file:line:col", "[scenario]") {

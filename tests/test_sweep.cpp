@@ -202,7 +202,8 @@ TEST_CASE("reading a bad sweep file names the file and the line", "[sweep]") {
   const std::string data = std::string(FASIM_TEST_DATA) + "/sweeps/";
   CHECK_THAT(error_of([&] { read_table(data + "bad_row.csv"); }), Contains("bad_row.csv:3: 4 cells, but the header has 5"));
   CHECK_THAT(error_of([&] { read_table(data + "bad_line.jsonl"); }), Contains("bad_line.jsonl:2: not valid JSON"));
-  CHECK_THAT(error_of([&] { read_table(data + "missing.csv"); }), Contains("cannot read '"));
+  CHECK_THAT(error_of([&] { read_table(data + "missing.csv"); }),
+             Contains("cannot read sweep file '" + data + "missing.csv': No such file or directory"));
   CHECK_THAT(error_of([] { parse_csv("a,b\n1,\"2\n", "q.csv"); }), Contains("q.csv:2: a quoted cell is never closed"));
   CHECK_THAT(error_of([] { parse_csv("a,a\n1,2\n", "d.csv"); }), Contains("d.csv:1: column 'a' appears twice"));
   CHECK_THAT(error_of([] { parse_csv("\n", "e.csv"); }), Contains("e.csv:1: the file is empty"));

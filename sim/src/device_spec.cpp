@@ -7,13 +7,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <sstream>
 
 #include "fasim/error.hpp"
+#include "fasim/input_file.hpp"
 #include "toml_text.hpp"
 
 namespace fasim {
@@ -276,21 +275,7 @@ std::string lower(std::string_view s) {
   return out;
 }
 
-// Whole file, or UserError with the OS's reason.
-std::string read_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  std::string text;
-  int err = f ? 0 : errno;
-  if (f) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-    if (std::ferror(f)) err = errno ? errno : EIO;  // e.g. EISDIR for a directory
-    std::fclose(f);
-  }
-  if (err) throw UserError("cannot read device file " + path + ": " + std::strerror(err) + "; check the path");
-  return text;
-}
+std::string read_file(const std::string& path) { return read_input_file(path, "device file", "check the path"); }
 
 }  // namespace
 

@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -14,6 +13,7 @@
 #include "fasim/atomic_file.hpp"
 #include "fasim/error.hpp"
 #include "fasim/format.hpp"
+#include "fasim/input_file.hpp"
 
 namespace fasim {
 
@@ -103,8 +103,7 @@ std::string recorded_csv_key(const std::string& device, const std::string& drive
 }
 
 std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UserError("cannot read recorded run '" + path + "'; check the path");
+  std::istringstream in(read_input_file(path, "recorded run", "check the path"));
   std::string line;
   std::getline(in, line);
   const bool spread = trim(line) == recorded_csv_header();
@@ -262,8 +261,7 @@ void write_misses(const std::string& path, const std::vector<Miss>& misses) {
 }
 
 std::vector<Miss> read_misses(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UserError("cannot read the list of known misses '" + path + "'; check the path");
+  std::istringstream in(read_input_file(path, "the list of known misses", "check the path"));
   std::string line;
   std::getline(in, line);
   if (trim(line) != "point,metric,error_pct")

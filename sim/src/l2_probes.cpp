@@ -1,10 +1,10 @@
 #include "fasim/l2_probes.hpp"
 
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "fasim/error.hpp"
+#include "fasim/input_file.hpp"
 #include "fasim/l2_cache.hpp"
 #include "fasim/l2_partitions.hpp"
 
@@ -97,8 +97,8 @@ double fraction(const std::string& text, const std::string& where) {
 }  // namespace
 
 std::vector<ProbeSequence> read_churn_probes(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UserError("cannot open '" + path + "'; give a churn-probe CSV such as docs/results/h200-2026-11-22-churn-probe.csv");
+  std::istringstream in(
+      read_input_file(path, "churn-probe CSV", "give one such as docs/results/h200-2026-11-22-churn-probe.csv"));
   const std::string header = "probe,sequence,x_mib,r_mib,kernel,dram_read_bytes,dram_write_bytes";
   std::string line;
   if (std::getline(in, line) && !line.empty() && line.back() == '\r') line.pop_back();
@@ -152,10 +152,8 @@ std::vector<ProbeBytes> replay_churn_probe(const ProbeSequence& s, const DeviceS
 }
 
 SmLayout read_sm_layout(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw UserError("cannot open '" + path + "'; give the output of the SM-partition probe, such as " +
-                    "docs/results/h200-2026-11-22-sm-partition-probe.txt");
+  std::istringstream in(read_input_file(path, "SM-partition probe output",
+                                         "give one such as docs/results/h200-2026-11-22-sm-partition-probe.txt"));
   std::map<std::int64_t, double> slow;  // smid -> slow share, the last rep's
   std::vector<std::int64_t> blocks;
   std::string line;

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "fasim/error.hpp"
 #include "fasim/format.hpp"
+#include "fasim/input_file.hpp"
 #include "fasim/lesson.hpp"
 #include "fasim/lesson_numbers.hpp"
 #include "fasim/recorded_fit.hpp"
@@ -329,11 +329,7 @@ const LessonRecorded* Lesson::recorded_named(std::string_view name) const {
 Lesson parse_lesson(std::string_view markdown, const std::string& origin) { return Parser(markdown, origin).run(); }
 
 Lesson load_lesson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot read lesson '" + path + "'; check the path");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_lesson(ss.str(), path);
+  return parse_lesson(read_input_file(path, "lesson", "check the path"), path);
 }
 
 std::vector<std::string> split_words(std::string_view text) {

@@ -5,13 +5,12 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <fstream>
 #include <optional>
 #include <set>
-#include <sstream>
 
 #include "fasim/error.hpp"
 #include "fasim/format.hpp"
+#include "fasim/input_file.hpp"
 #include "fasim/lesson.hpp"
 #include "flag_pairs.hpp"
 
@@ -215,11 +214,8 @@ std::vector<nlohmann::json> parse_ncu_csv(std::string_view text, const std::stri
 const nlohmann::json& RecordedProfiles::get(const NcuSelection& sel) {
   auto it = files_.find(sel.csv);
   if (it == files_.end()) {
-    std::ifstream in(sel.csv, std::ios::binary);
-    if (!in) throw UserError("cannot read '" + sel.csv + "'; check the path after --ncu");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    it = files_.emplace(sel.csv, parse_ncu_csv(ss.str(), sel.csv)).first;
+    const std::string text = read_input_file(sel.csv, "ncu CSV", "check the path after --ncu");
+    it = files_.emplace(sel.csv, parse_ncu_csv(text, sel.csv)).first;
   }
   const std::vector<nlohmann::json>& parts = it->second;
   std::vector<const nlohmann::json*> kept;

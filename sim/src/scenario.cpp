@@ -7,9 +7,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <sstream>
@@ -17,6 +14,7 @@
 
 #include "fasim/device_spec.hpp"
 #include "fasim/error.hpp"
+#include "fasim/input_file.hpp"
 #include "toml_text.hpp"
 
 namespace fasim {
@@ -185,17 +183,7 @@ Scenario parse_scenario(std::string_view toml_text, const std::string& origin, c
 }
 
 Scenario load_scenario(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  std::string text;
-  int err = f ? 0 : errno;
-  if (f) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-    if (std::ferror(f)) err = errno ? errno : EIO;  // e.g. EISDIR for a directory
-    std::fclose(f);
-  }
-  if (err) throw UserError("cannot read scenario file " + path + ": " + std::strerror(err) + "; check the path");
+  const std::string text = read_input_file(path, "scenario file", "check the path");
   return parse_scenario(text, path, std::filesystem::path(path).parent_path().string());
 }
 

@@ -1,15 +1,13 @@
 #include "fasim/sweep_table.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "fasim/error.hpp"
+#include "fasim/input_file.hpp"
 
 namespace fasim {
 
@@ -275,13 +273,8 @@ SweepTable parse_jsonl(std::string_view text, const std::string& origin) {
 }
 
 SweepTable read_table(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f)
-    throw UserError("cannot read '" + path + "': " + std::strerror(errno) +
-                    "; give a file written by `fasim sweep --out FILE.csv`");
-  std::ostringstream s;
-  s << f.rdbuf();
-  const std::string text = s.str();
+  const std::string text =
+      read_input_file(path, "sweep file", "give a file written by `fasim sweep --out FILE.csv`");
   const std::size_t first = text.find_first_not_of(" \t\r\n");
   const bool jsonl = table_format_for(path) == TableFormat::jsonl || (first != std::string::npos && text[first] == '{');
   return jsonl ? parse_jsonl(text, path) : parse_csv(text, path);

@@ -1,0 +1,21 @@
+// Reading one input file whole: a device or scenario TOML, a lesson, a sweep
+// or a recorded run. Every reader goes through read_input_file, so a missing
+// file, a directory or a file without read permission gets the same one-line
+// error everywhere, naming what was asked for, the OS's reason and the fix.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace fasim {
+
+/// @brief The bytes of file `path`, all of them.
+///
+/// @param what names the kind of file in the error, e.g. "device file".
+/// @param fix ends the error, e.g. "check the path".
+/// @throws UserError "cannot read <what> '<path>': <reason>; <fix>" when the
+/// file cannot be opened or read; <reason> is the OS's ("No such file or
+/// directory", "Permission denied"), or "it is a directory".
+std::string read_input_file(const std::string& path, std::string_view what, std::string_view fix);
+
+}  // namespace fasim
