@@ -289,14 +289,7 @@ double DeviceSpec::matmul_flops(DType t) const {
 }
 
 DeviceSpec parse_device(std::string_view toml_text, const std::string& origin) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    std::string why(e.description());
-    std::replace(why.begin(), why.end(), '\n', ' ');  // keep the message on one line
-    throw UserError(toml_where(origin, e.source()) + ": syntax error: " + why + "; fix the TOML syntax there");
-  }
+  const toml::table root = parse_toml(toml_text, origin);
   const Reader r(root, origin);
   r.check_known();
   DeviceSpec d = read_device(r);

@@ -116,14 +116,7 @@ std::string read_device(const Field& f, const std::string& base_dir) {
 }  // namespace
 
 Scenario parse_scenario(std::string_view toml_text, const std::string& origin, const std::string& base_dir) {
-  toml::table root;
-  try {
-    root = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    std::string why(e.description());
-    std::replace(why.begin(), why.end(), '\n', ' ');  // keep the message on one line
-    throw UserError(toml_where(origin, e.source()) + ": syntax error: " + why + "; fix the TOML syntax there");
-  }
+  const toml::table root = parse_toml(toml_text, origin);
 
   Scenario s;
   auto positive = [](std::optional<std::int64_t>& out) { return [&out](const Field& f) { out = f.integer(1); }; };

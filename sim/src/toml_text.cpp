@@ -1,6 +1,9 @@
 #include "toml_text.hpp"
 
+#include <algorithm>
 #include <sstream>
+
+#include "fasim/error.hpp"
 
 namespace fasim {
 
@@ -22,6 +25,16 @@ std::string join_names(const std::vector<std::string_view>& items) {
   std::string out;
   for (auto s : items) out += (out.empty() ? "" : ", ") + std::string(s);
   return out;
+}
+
+toml::table parse_toml(std::string_view text, const std::string& origin) {
+  try {
+    return toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    std::string why(e.description());
+    std::replace(why.begin(), why.end(), '\n', ' ');  // keep the message on one line
+    throw UserError(toml_where(origin, e.source()) + ": syntax error: " + why + "; fix the TOML syntax there");
+  }
 }
 
 }  // namespace fasim

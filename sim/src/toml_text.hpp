@@ -1,5 +1,6 @@
-// Words for TOML error messages, shared by the device and scenario readers:
-// where a value sits, what the user wrote, and a list of the accepted names.
+// TOML parsing and the words for its error messages, shared by the device and
+// scenario readers: where a value sits, what the user wrote, and a list of the
+// accepted names.
 #pragma once
 
 #include <string>
@@ -16,5 +17,8 @@ std::string toml_where(const std::string& origin, const toml::source_region& r);
 std::string toml_describe(const toml::node& n);
 /// "a, b, c".
 std::string join_names(const std::vector<std::string_view>& items);
+/// The TOML document `text`; a syntax error throws UserError
+/// "origin:line:col: syntax error: <what toml++ says>; fix the TOML syntax there", on one line.
+toml::table parse_toml(std::string_view text, const std::string& origin);
 
 }  // namespace fasim
