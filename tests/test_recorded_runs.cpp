@@ -329,3 +329,16 @@ TEST_CASE("fidelity: a run measured several times keeps its least and most, and 
   CHECK_THROWS_WITH(read_recorded_csv(tmp_file("spread-bad.csv", header + row + "time_s,1,1\n")),
                     Catch::Contains(":2: expected 17 fields, found 15"));
 }
+
+TEST_CASE("recorded runs: DRAM bytes as the heads grow at four shapes", "[fidelity]") {
+  // flash2 fp32 (Br = Bc = 64 and 32), flash2 fp16 and naive fp16 at 4 to 64
+  // heads on an H200 and an H100 (write-curves-2026-11-23.sh, 2026-11-23),
+  // recorded after every model constant was chosen: where along each curve
+  // the model starts to write back or re-read (write-curves-2026-11-23.md).
+  for (const RecordedSet& set :
+       {RecordedSet{"h200-2026-11-23-write-curves.csv", "h200-2026-11-22-measured.toml",
+                    "h200-2026-11-23-write-curves-misses.csv", 31},
+        RecordedSet{"h100-2026-11-23-write-curves.csv", "h100-2026-11-22-measured.toml",
+                    "h100-2026-11-23-write-curves-misses.csv", 31}})
+    check_ratchet(set);
+}
