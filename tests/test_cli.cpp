@@ -8,6 +8,7 @@
 // on Ctrl-C; byte counts agree with closed forms and with the trace.
 #include <signal.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
@@ -505,6 +506,16 @@ TEST_CASE("fasim --help, for every command", "[cli]") {
       CHECK(contains(r.out, s));
     }
   }
+}
+
+TEST_CASE("fasim --version prints the version and whether the CUDA backend is in", "[cli]") {
+  const ProcessResult r = run_fasim({"--version"});
+  require_success(r);
+  INFO(r.out);
+  CHECK(r.out.rfind("fasim " FASIM_VERSION " (", 0) == 0);
+  CHECK((contains(r.out, "CUDA backend built in") || contains(r.out, "CPU only")));
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  CHECK(r.err.empty());
 }
 
 // --------------------------------------------------------------- devices

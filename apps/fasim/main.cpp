@@ -13,6 +13,11 @@ int main(int argc, char** argv) {
   CLI::App app{"fasim: simulate how attention moves bytes through a GPU's memory hierarchy"};
   app.require_subcommand(1);
   app.footer("Run 'fasim COMMAND --help' for a command's flags.");
+#if FASIM_HAVE_CUDA
+  app.set_version_flag("--version", "fasim " FASIM_VERSION " (CUDA backend built in)");
+#else
+  app.set_version_flag("--version", "fasim " FASIM_VERSION " (CPU only: no CUDA backend)");
+#endif
   fasim::cli::Action run = fasim::cli::add_run(app);
   fasim::cli::Action step = fasim::cli::add_step(app);
   fasim::cli::Action devices = fasim::cli::add_devices(app);
@@ -28,6 +33,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (argc > 1 && app.get_subcommands().empty()) {  // no command recognised
