@@ -9,7 +9,6 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 
 #include "fasim/error.hpp"
 #include "fasim/input_file.hpp"

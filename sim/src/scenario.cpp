@@ -9,7 +9,6 @@
 #include <cctype>
 #include <filesystem>
 #include <functional>
-#include <sstream>
 #include <vector>
 
 #include "fasim/device_spec.hpp"
