@@ -22,11 +22,13 @@ constexpr double kGone = 1e-7;  // a tile this unlikely to be in L2 is dropped
 constexpr double kSure = 1 - 1e-12;  // a chance this close to 1 is taken as 1
 }  // namespace
 
-SetL2Cache::SetL2Cache(std::int64_t capacity_bytes, int ways, double dirty_share, double clean_share)
+SetL2Cache::SetL2Cache(std::int64_t capacity_bytes, int ways, double dirty_share, double clean_share,
+                       double written_aging)
     : capacity_(capacity_bytes),
       ways_(ways),
       dirty_limit_(static_cast<double>(capacity_bytes) * dirty_share),
       clean_share_(clean_share),
+      written_aging_(ways > 0 ? written_aging : 1.0),
       fen_(std::size_t{1} << 12, 0) {
   const double dirty_room = static_cast<double>(capacity_bytes) * (1 - clean_share);
   if (ways_ <= 0) {  // one fully associative set: sure up to the recent part, as L2Cache
@@ -87,6 +89,11 @@ std::uint64_t SetL2Cache::next_stamp() {
     }
   }
   return ++clock_;
+}
+
+std::int64_t SetL2Cache::kept(const Entry& e, std::int64_t d) const {
+  if (!e.wrote || written_aging_ >= 1.0 || d <= capacity_) return d;
+  return capacity_ + static_cast<std::int64_t>(written_aging_ * static_cast<double>(d - capacity_));
 }
 
 std::int64_t SetL2Cache::since(const Entry& e) const {
@@ -170,7 +177,7 @@ void SetL2Cache::sweep() {
   // used before every other: all the others' bytes came after it.
   while (!far_.empty()) {
     Entry& e = far_.back();
-    if (resident(near_bytes_ + far_bytes_ - e.bytes, e.bytes) >= kGone) break;
+    if (resident(kept(e, near_bytes_ + far_bytes_ - e.bytes), e.bytes) >= kGone) break;
     write_back_rest(e);
     fen_add(e.stamp, -e.bytes);
     far_bytes_ -= e.bytes;
@@ -210,7 +217,8 @@ L2Access SetL2Cache::read(const TileKey& key, std::int64_t bytes, std::int64_t t
       Entry& e = *at;
       const std::int64_t d = since(e);
       account(e, d);
-      p = resident(d, e.bytes);
+      p = resident(kept(e, d), e.bytes);
+      if (p < 0.5) e.wrote = false;  // (mostly) comes in anew
       e.dirty *= 1.0 - e.backed;  // the share not yet written back stays dirty
       e.backed = 0;
       e.read = p >= 0.5;  // read in L2, or (mostly) come in anew
@@ -233,8 +241,8 @@ double SetL2Cache::read_split(Lru::iterator e, std::int64_t bytes, std::int64_t 
     if (const Lru::iterator* r = index_.find(rest_of(e->key))) rest = *r;
   // The lines asked for are any of the tile's: each is in L2 with the chance
   // of the part it sits in (lines in neither part are gone).
-  double held = static_cast<double>(e->bytes) * resident(since(*e), e->bytes);
-  if (rest) held += static_cast<double>((*rest)->bytes) * resident(since(**rest), (*rest)->bytes);
+  double held = static_cast<double>(e->bytes) * resident(kept(*e, since(*e)), e->bytes);
+  if (rest) held += static_cast<double>((*rest)->bytes) * resident(kept(**rest, since(**rest)), (*rest)->bytes);
   const double p = std::min(1.0, held / static_cast<double>(size));
   if (bytes >= size) {  // the whole tile: one part again
     if (rest) drop((*rest)->key);
@@ -295,7 +303,7 @@ L2Access SetL2Cache::write(const TileKey& key, std::int64_t bytes) {
     resize(*it, bytes);
     const std::int64_t d = since(*it);
     account(*it, d);
-    if (resident(d, it->bytes) < 0.5) it->read = false;  // (mostly) comes in anew
+    if (resident(kept(*it, d), it->bytes) < 0.5) it->read = false;  // (mostly) comes in anew
     dirty_ += static_cast<double>(it->bytes) * (1.0 - it->dirty * (1.0 - it->backed));
     use(it);
   } else {
@@ -303,6 +311,7 @@ L2Access SetL2Cache::write(const TileKey& key, std::int64_t bytes) {
     dirty_ += static_cast<double>(bytes);
   }
   it->dirty = 1.0;
+  it->wrote = true;
   it->backed = 0;
   list_dirty(it);
   it->written = ++write_clock_;
@@ -378,7 +387,7 @@ std::int64_t SetL2Cache::used_bytes() const {
   std::int64_t d = 0;
   for (const Lru* l : {&near_, &far_})
     for (const Entry& e : *l) {
-      sum += static_cast<double>(e.bytes) * resident(d, e.bytes);
+      sum += static_cast<double>(e.bytes) * resident(kept(e, d), e.bytes);
       d += e.bytes;
     }
   return std::llround(sum);

@@ -59,6 +59,16 @@ inline constexpr double kL2DirtyShare = 0.47;
 /// other devices.
 inline constexpr double kL2CleanShare = 0;
 
+/// @brief The rate at which data written in the L2 ages once an LRU would
+/// have evicted it (the set model only, l2_sets.hpp): it goes back to DRAM
+/// then, as before, but stays in L2, clean, and ages at this rate after. 1:
+/// an LRU. Measured on an H200 and an H100 (docs/results/
+/// reuse-2026-11-24.md): 16 MiB written, then read after a stream of B MiB
+/// of other reads, misses far less than the same 16 MiB read at first
+/// (H200, B = 32: 5.6 against 14.1 MiB). 0.5 chosen on the recorded sets
+/// among 0.3, 0.4, 0.5 and 0.7.
+inline constexpr double kL2WrittenAging = 0.5;
+
 /// @brief Tile-granular, fully associative LRU write-back cache.
 class L2Cache {
  public:

@@ -18,6 +18,13 @@
 //  - at most kL2DirtyShare of the cache holds dirty data, as in L2Cache;
 //  - dirty data read since it came in goes back only as it leaves (as in
 //    L2Cache: flash1's O);
+//  - data written since it came in outstays an LRU: once D passes the
+//    capacity C it counts only kL2WrittenAging of the bytes after that
+//    (C + a (D - C) in place of D) for whether it is still in L2. It goes
+//    back to DRAM on the LRU's schedule all the same, and stays, clean. On
+//    the GPUs, 16 MiB written and then streamed past miss far less than the
+//    same 16 MiB read (docs/results/reuse-2026-11-24.md): the L2 evicts a
+//    clean line before a dirty one most of the time;
 //  - a read of part of a clean tile (a far SM asking for the lines its own
 //    copy lacked, l2_partitions.hpp) makes only those lines recent; the
 //    others keep their older place (an entry of its own, TileKey::rest), so
@@ -51,7 +58,7 @@ class SetL2Cache {
   /// @brief An empty cache of `capacity_bytes` in `ways`-way sets; the
   /// dirty and clean shares as in L2Cache.
   SetL2Cache(std::int64_t capacity_bytes, int ways, double dirty_share = kL2DirtyShare,
-             double clean_share = kL2CleanShare);
+             double clean_share = kL2CleanShare, double written_aging = kL2WrittenAging);
 
   /// @brief A read of `bytes` of tile `key`, whose size is `tile_bytes` (0:
   /// the read is the whole tile): the share still in L2 hits.
@@ -88,6 +95,7 @@ class SetL2Cache {
     std::uint64_t stamp = 0;    // in far_: when it left near_
     bool near = true;        // in near_ (else in far_)
     bool read = false;       // read since it came into the cache
+    bool wrote = false;      // written since it came into the cache
     bool listed = false;     // in dirty_tiles_, at dirty_at
     bool split = false;      // its older lines are in the entry rest_of(key)
     std::list<std::list<Entry>::iterator>::iterator dirty_at{};
@@ -100,6 +108,10 @@ class SetL2Cache {
   /// near_, where every tile is surely in L2 and dirty (the same to
   /// resident() and still_dirty(), and no tree walk).
   std::int64_t since(const Entry& e) const;
+  /// `d` bytes used since e, as they count for whether e is still in L2:
+  /// all of them, except past the capacity for data written since it came
+  /// in, which ages at written_aging_ there.
+  std::int64_t kept(const Entry& e, std::int64_t d) const;
   /// Counts e's write-backs up to `d` bytes since its use; adds them to wb_.
   void account(Entry& e, std::int64_t d);
   /// A read of `bytes` of a `size`-byte clean tile whose lines are split in
@@ -146,6 +158,7 @@ class SetL2Cache {
   int ways_;
   double dirty_limit_;
   double clean_share_;
+  double written_aging_;
   // Recency order is near_ then far_. near_ holds the most recently used
   // tiles, at most sure_bytes_ of them: surely in L2 and surely still dirty.
   // far_ the rest, numbered by a Fenwick tree to count bytes used since.
