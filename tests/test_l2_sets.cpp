@@ -59,6 +59,32 @@ TEST_CASE("SetL2Cache: dirty data not read goes back as it ages past (1 - s) of 
   }
 }
 
+TEST_CASE("SetL2Cache: written data outstays an LRU past the capacity but goes back on time", "[l2]") {
+  // Write o (or read it), read R other bytes, read o again. A written tile
+  // counts a (D - C) + C in place of D bytes used since it, once D > C; a
+  // read tile, and any tile with a = 1, counts D. The write-back does not
+  // move: o goes back as the LRU would evict it, whatever a is.
+  const std::int64_t C = 1 << 20, b = 4096;
+  const int W = 16;
+  for (const double a : {1.0, kL2WrittenAging, 0.25})
+    for (std::int64_t R : {std::int64_t{0}, C / 2, C, 3 * C / 2, 2 * C, 3 * C}) {
+      const double kept = R <= C ? static_cast<double>(R) : static_cast<double>(C) + a * static_cast<double>(R - C);
+      const double written_hits = b * poisson_below(W * (kept + b) / C, W);
+      const double read_hits = b * poisson_below(W * static_cast<double>(R + b) / C, W);
+      INFO("a = " << a << ", R = " << R << ", expected hits " << written_hits << " written, " << read_hits << " read");
+      for (const bool write : {true, false}) {
+        SetL2Cache l2(C, W, 1.0, 0.0, a);
+        std::int64_t back = write ? l2.write(tile(TensorId::O, 0), b).writeback_bytes
+                                  : l2.read(tile(TensorId::O, 0), b).writeback_bytes;
+        for (std::int64_t i = 0; i < R / b; ++i) back += l2.read(tile(TensorId::V, i), b).writeback_bytes;
+        const L2Access again = l2.read(tile(TensorId::O, 0), b);
+        back += again.writeback_bytes;
+        CHECK(std::abs(static_cast<double>(again.hit_bytes) - (write ? written_hits : read_hits)) <= 1 + 1e-4 * b);
+        CHECK(std::abs(static_cast<double>(back) - (write ? b - read_hits : 0.0)) <= 1 + 1e-4 * b);
+      }
+    }
+}
+
 TEST_CASE("SetL2Cache: dirty data read since it came in goes back only as it leaves", "[l2]") {
   // flash1's O: written, read, then other data. Only the evicted share goes back.
   const std::int64_t C = 1 << 20, b = 4096, R = 3 * C / 4;
