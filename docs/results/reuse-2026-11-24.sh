@@ -2,8 +2,9 @@
 # Builds and runs reuse-probe-2026-11-24.cu under ncu (DRAM metrics alone,
 # one pass, clocks and caches left as they are) on the GPU the device tool
 # lends. Output under $OUT: gpu.txt, reuse.csv (ncu's rows and the probe's
-# PROBE lines), reuse.err; with the argument `pace`, reuse-pace.csv and
-# reuse-pace.err from `./reuse pace` instead. reuse-table-2026-11-24.py
+# PROBE lines), reuse.err; with the argument `pace` or `share`,
+# reuse-pace.csv / reuse-share.csv and .err from `./reuse pace` or
+# `./reuse share` instead. reuse-table-2026-11-24.py
 # reads reuse.csv.
 set -u
 D=docs/results

@@ -16,6 +16,11 @@
 // With the argument `pace`: U3 (P3) and U1 (P1) again with B read slowly,
 // each block pausing S ns after every 4 KiB chunk (S = 0, 2000, 20000):
 // does a slow stream of reads evict written data sooner than a fast one?
+// With the argument `share`: X MiB written (S1) or read (S0), then read by
+// other blocks (each 4 KiB chunk by the block 37 further on, so by SMs of
+// the other L2 half for many lines), then by the blocks 74 further on; and
+// (S2) written, then read by the same blocks. Nothing else runs: does
+// reading written data from another L2 half write it back?
 // Build: nvcc -O2 -gencode=arch=compute_90,code=sm_90 -o reuse reuse-probe-2026-11-24.cu
 // Run:   ncu --cache-control none --clock-control none --kernel-name-base mangled \
 //            --kernel-name regex:'ILi1E' --metrics dram__bytes_read.sum,dram__bytes_write.sum \
@@ -42,6 +47,18 @@ __global__ void rd_k(const uint4* __restrict__ p, size_t n) {
   unsigned acc = 0;
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
   for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const uint4 x = __ldcg(p + i);
+    acc ^= x.x ^ x.y ^ x.z ^ x.w;
+  }
+  if (acc == 0x9E3779B9u) g_sink = acc;
+}
+
+template <int K>
+__global__ void rd_shift_k(const uint4* __restrict__ p, size_t n, unsigned shift) {
+  unsigned acc = 0;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  const size_t block = (blockIdx.x + shift) % gridDim.x;  // the chunks of block `block`
+  for (size_t i = block * blockDim.x + threadIdx.x; i < n; i += stride) {
     const uint4 x = __ldcg(p + i);
     acc ^= x.x ^ x.y ^ x.z ^ x.w;
   }
@@ -99,6 +116,11 @@ void read_slow(const char* p, size_t mib, const char* seq, int b, unsigned pause
   CK(cudaEventElapsedTime(&ms, t0, t1));
   std::printf("TIME %s B=%d pause=%u %.3f ms\n", seq, b, pause, ms);
 }
+void read_shift(const char* p, size_t mib, const char* seq, int x, unsigned shift, const char* what) {
+  std::printf("PROBE %d %s B=%d rep=%u %s\n", probes++, seq, x, shift, what);
+  rd_shift_k<1><<<sms * 8, 256>>>(reinterpret_cast<const uint4*>(p), mib * kMiB / 16, shift);
+  CK(cudaDeviceSynchronize());
+}
 void write(char* p, size_t mib, const char* seq, int b, int rep, const char* what) {
   std::printf("PROBE %d %s B=%d rep=%d %s\n", probes++, seq, b, rep, what);
   wr_k<1><<<sms * 8, 256>>>(reinterpret_cast<uint4*>(p), mib * kMiB / 16, 7u + probes);
@@ -121,6 +143,20 @@ int main(int argc, char** argv) {
   constexpr size_t a = 16;
   char* A = pool;               // 16 MiB
   char* B = pool + 32 * kMiB;   // up to 48 MiB
+  if (argc > 1 && argv[1][0] == 's') {  // "B" holds X, "rep" the shift
+    for (int rep = 1; rep <= 2; ++rep)
+      for (int x : {4, 8, 16, 24})
+        for (int u : {1, 0, 2}) {
+          const char* seq = u == 1 ? "S1" : u == 0 ? "S0" : "S2";
+          flush();
+          if (u == 0) read(A, static_cast<size_t>(x), seq, x, 0, "A1");
+          else write(A, static_cast<size_t>(x), seq, x, 0, "A1");
+          read_shift(A, static_cast<size_t>(x), seq, x, u == 2 ? 0u : 37u, "A");
+          read_shift(A, static_cast<size_t>(x), seq, x, u == 2 ? 0u : 74u, "A2");
+        }
+    std::printf("DONE %d probes\n", probes);
+    return 0;
+  }
   if (pace) {  // "rep" holds the pause in ns
     for (unsigned pause : {0u, 2000u, 20000u})
       for (int b = 16; b <= 48; b += 8)
