@@ -3,6 +3,8 @@
 // W-way sets with copies next to the reader, and no early write-back, give
 // the dirty data the GPUs wrote back, sequence by sequence; and neither the
 // GPUs nor the model write back more once the re-reads have settled.
+// The reuse probe (reuse-2026-11-24.md): read data leaves as the GPUs'
+// does; written data outstays it, in the model half way to the GPUs.
 // The shared-read probes (h200-2026-11-22-sm-partition-probe.md): with the
 // blocks dealt to SMs and halves as the GPU was measured to, the model gives
 // the read misses of data every SM re-reads, and most of the write-back.
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 
@@ -93,6 +96,69 @@ TEST_CASE("L2 probes: data one SM re-reads misses from about 0.8 of the L2, as o
     }
     CHECK(checked == 11);
   }
+}
+
+TEST_CASE("L2 probes: the reuse probe: read data leaves as on the GPUs and written data stays longer", "[l2][probes]") {
+  // docs/results/reuse-2026-11-24.md. A (16 MiB) read or written, B MiB
+  // read, A read again; the DRAM MiB of that last read.
+  //  - Read data (U1, U2): within 2 MiB of the GPU at every B (measured
+  //    2026-11-24: 1.34 MiB at worst on the H200, 1.49 on the H100).
+  //  - Written data (U3, U4): the model lets it outstay an LRU, half way to
+  //    what the GPUs keep. A ratchet on the summed error over the 26
+  //    sequences: 64.0 MiB (H200) and 86.9 (H100) on 2026-11-24, where the
+  //    LRU of fasim before gave 82.5 and 104.4. Lower it when it improves.
+  const std::map<std::string, double> ratchet = {{"h200", 64.5}, {"h100", 87.5}};
+  for (const std::string gpu : {"h200", "h100"}) {
+    const DeviceSpec dev = load_device(gpu);
+    const auto probes = read_reuse_probes((kResults / (gpu + "-2026-11-24-reuse-probe.csv")).string());
+    CHECK(probes.size() == 52);
+    double written_error = 0;
+    int read_seqs = 0, written_seqs = 0;
+    for (const ReuseSequence& s : probes) {
+      const ProbeBytes model = replay_reuse_probe(s, dev);
+      INFO(gpu << " " << s.name << ": GPU " << s.last_read << " MiB, model " << model.read << " MiB");
+      if (s.written) {
+        written_error += std::abs(model.read - s.last_read);
+        ++written_seqs;
+      } else {
+        CHECK(std::abs(model.read - s.last_read) <= 2.0);
+        ++read_seqs;
+      }
+    }
+    INFO(gpu << ": summed error of the written sequences " << written_error << " MiB");
+    CHECK(written_error <= ratchet.at(gpu));
+    CHECK(read_seqs == 26);
+    CHECK(written_seqs == 26);
+  }
+}
+
+TEST_CASE("L2 probes: a reuse-probe file that is not one is one clear line", "[l2][probes]") {
+  const test::ScratchDir dir;
+  auto tmp_file = [&](const std::string& name, const std::string& text) { return scratch_file(dir, name, text); };
+  CHECK_THROWS_WITH(read_reuse_probes("/nonexistent/reuse.csv"),
+                    Contains("cannot read reuse-probe CSV '/nonexistent/reuse.csv'"));
+  const std::string header = "sequence,b_mib,rep,kernel,dram_read_bytes,dram_write_bytes\n";
+  CHECK_THROWS_WITH(read_reuse_probes(tmp_file("reuse-bad-header.csv", "a,b\n")),
+                    Contains("its first line must be sequence,b_mib"));
+  CHECK_THROWS_WITH(read_reuse_probes(tmp_file("reuse-empty.csv", header)), Contains("holds no sequence of rep 1"));
+  CHECK_THROWS_WITH(read_reuse_probes(tmp_file("reuse-seq.csv", header + "U7,8,1,A,0,0\n")),
+                    Contains("reuse-seq.csv:2: sequence 'U7' is none of U1 to U4"));
+  CHECK_THROWS_WITH(read_reuse_probes(tmp_file("reuse-kernel.csv", header + "U1,8,1,C,0,0\n")),
+                    Contains("kernel 'C' is none of A1, A2, B, A"));
+  CHECK_THROWS_WITH(read_reuse_probes(tmp_file("reuse-short.csv", header + "U1,8,1,A\n")),
+                    Contains("reuse-short.csv:2: expected 6 fields, found 4"));
+  CHECK_THROWS_WITH(read_reuse_probes(tmp_file("reuse-neg.csv", header + "U1,8,1,A,-1,0\n")),
+                    Contains("dram_read_bytes '-1' is not a whole number"));
+  // The first rep only; the last read of A and the writes of B and A.
+  const auto r = read_reuse_probes(tmp_file("reuse-ok.csv", header + "U3,8,1,A1,0,0\nU3,8,1,B,8388608,1048576\n"
+                                                                     "U3,8,1,A,2097152,3145728\nU3,8,2,A,0,0\n"));
+  REQUIRE(r.size() == 1);
+  CHECK(r[0].name == "U3 B=8");
+  CHECK(r[0].written);
+  CHECK_FALSE(r[0].twice);
+  CHECK(r[0].b_mib == 8);
+  CHECK(r[0].last_read == 2.0);
+  CHECK(r[0].written_mib == 4.0);
 }
 
 TEST_CASE("L2 probes: a file that is not a probe recording is one clear line", "[l2][probes]") {

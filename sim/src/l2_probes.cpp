@@ -151,6 +151,56 @@ std::vector<ProbeBytes> replay_churn_probe(const ProbeSequence& s, const DeviceS
   return out;
 }
 
+std::vector<ReuseSequence> read_reuse_probes(const std::string& path) {
+  std::istringstream in(
+      read_input_file(path, "reuse-probe CSV", "give one such as docs/results/h200-2026-11-24-reuse-probe.csv"));
+  const std::string header = "sequence,b_mib,rep,kernel,dram_read_bytes,dram_write_bytes";
+  std::string line;
+  if (std::getline(in, line) && !line.empty() && line.back() == '\r') line.pop_back();
+  if (line != header)
+    throw UserError("'" + path + "' is not a reuse-probe CSV: its first line must be " + header);
+  std::vector<ReuseSequence> out;
+  std::map<std::string, std::size_t> at;  // name -> index in out
+  for (int n = 2; std::getline(in, line); ++n) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const std::string where = path + ":" + std::to_string(n);
+    std::vector<std::string> f;
+    std::stringstream s(line);
+    for (std::string cell; std::getline(s, cell, ',');) f.push_back(cell);
+    if (f.size() != 6) throw UserError(where + ": expected 6 fields, found " + std::to_string(f.size()));
+    const std::string& seq = f[0];
+    if (seq.size() != 2 || seq[0] != 'U' || seq[1] < '1' || seq[1] > '4')
+      throw UserError(where + ": sequence '" + seq + "' is none of U1 to U4");
+    const std::string& kernel = f[3];
+    if (kernel != "A1" && kernel != "A2" && kernel != "B" && kernel != "A")
+      throw UserError(where + ": kernel '" + kernel + "' is none of A1, A2, B, A");
+    const std::int64_t b = whole(f[1], 4096, "b_mib", where), rep = whole(f[2], 1000, "rep", where);
+    const double rd = static_cast<double>(whole(f[4], kMiB << 20, "dram_read_bytes", where)) / kMiB;
+    const double wr = static_cast<double>(whole(f[5], kMiB << 20, "dram_write_bytes", where)) / kMiB;
+    if (rep != 1) continue;
+    const std::string name = seq + " B=" + f[1];
+    auto [it, fresh] = at.emplace(name, out.size());
+    if (fresh) out.push_back({name, seq == "U3" || seq == "U4", seq == "U2" || seq == "U4", b, 0, 0});
+    ReuseSequence& r = out[it->second];
+    if (kernel == "A") r.last_read = rd;
+    if (kernel == "A" || kernel == "B") r.written_mib += wr;
+  }
+  if (out.empty()) throw UserError("'" + path + "' holds no sequence of rep 1");
+  return out;
+}
+
+ProbeBytes replay_reuse_probe(const ReuseSequence& s, const DeviceSpec& device) {
+  PartitionedL2 l2(device.l2_bytes, device.l2_partitions, device.sm_count, device.l2_sector_bytes, device.l2_ways);
+  const Dealer deal{nullptr, device.sm_count};
+  constexpr std::int64_t kA = 16;  // MiB
+  kernel(l2, TensorId::Q, kA, s.written, deal, 0);
+  if (s.twice) kernel(l2, TensorId::Q, kA, false, deal, 0);
+  const ProbeBytes b = s.b_mib > 0 ? kernel(l2, TensorId::K, s.b_mib, false, deal, 0) : ProbeBytes{};
+  const ProbeBytes a = kernel(l2, TensorId::Q, kA, false, deal, 0);
+  return {a.read, b.written + a.written};
+}
+
 SmLayout read_sm_layout(const std::string& path) {
   std::istringstream in(read_input_file(path, "SM-partition probe output",
                                          "give one such as docs/results/h200-2026-11-22-sm-partition-probe.txt"));

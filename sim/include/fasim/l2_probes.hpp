@@ -14,6 +14,9 @@
 //  C5, C6 (h200-2026-11-22-shared-read-probe.cu): as C1, C2, but block b
 //  reads all of slice b mod 8 of the R MiB, so every line is read by a
 //  hundred and more blocks each pass, as flash2's blocks read K and V.
+// The reuse probe (reuse-probe-2026-11-24.cu): A (16 MiB) read (U1, U2) or
+// written (U3, U4), in U2 and U4 read once more, then B MiB of other data
+// read, then A read again, every chunk by the same block each time.
 // The replay deals blocks to SMs and SMs to L2 halves as fasim does (block
 // b on SM b mod SMs, half s mod 2), or as a GPU was measured to
 // (h200-2026-11-22-sm-partition-probe.cu; read_sm_layout).
@@ -43,6 +46,16 @@ struct ProbeSequence {
   std::vector<ProbeBytes> gpu;  ///< the GPU's kernels, in order
 };
 
+/// @brief One recorded sequence of the reuse probe.
+struct ReuseSequence {
+  std::string name;         ///< "U3 B=32"
+  bool written = false;     ///< A written first (U3, U4), else read (U1, U2)
+  bool twice = false;       ///< A read once more before B (U2, U4)
+  std::int64_t b_mib = 0;   ///< MiB of B read between
+  double last_read = 0;     ///< the GPU's DRAM MiB read by the last read of A
+  double written_mib = 0;   ///< the GPU's DRAM MiB written while B and then A are read
+};
+
 /// @brief Where a GPU ran the probes' thread blocks, as measured.
 struct SmLayout {
   std::vector<std::int64_t> half_of_sm;    ///< L2 half next to SM s (0: the reference SM's)
@@ -53,6 +66,17 @@ struct SmLayout {
 /// dram_read_bytes,dram_write_bytes). Throws UserError naming the file and
 /// line of anything else.
 std::vector<ProbeSequence> read_churn_probes(const std::string& path);
+
+/// @brief Reads a reuse-probe CSV (sequence,b_mib,rep,kernel,dram_read_bytes,
+/// dram_write_bytes; reuse-table-2026-11-24.py --long writes it), the first
+/// rep of each sequence. Throws UserError naming the file and line of
+/// anything else.
+std::vector<ReuseSequence> read_reuse_probes(const std::string& path);
+
+/// @brief The same sequence through fasim's L2 model of `device`: `read` is
+/// the DRAM MiB of the last read of A, `written` the DRAM MiB written while
+/// B and then A are read.
+ProbeBytes replay_reuse_probe(const ReuseSequence& s, const DeviceSpec& device);
 
 /// @brief Reads the output of the SM-partition probe: the half of every SM
 /// (its last "SM rep=" line) and the SMs of the largest "BLOCKS" grid.
