@@ -1,5 +1,6 @@
 #include "fasim/l2_probes.hpp"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -94,25 +95,40 @@ double fraction(const std::string& text, const std::string& where) {
     throw UserError(where + ": slow_share '" + text + "' is not a number from 0 to 1");
   return v;
 }
-}  // namespace
 
-std::vector<ProbeSequence> read_churn_probes(const std::string& path) {
-  std::istringstream in(
-      read_input_file(path, "churn-probe CSV", "give one such as docs/results/h200-2026-11-22-churn-probe.csv"));
-  const std::string header = "probe,sequence,x_mib,r_mib,kernel,dram_read_bytes,dram_write_bytes";
+// A probe CSV's rows after its header line: each row's fields and where it
+// stands ("path:line"). Blank lines and Windows line ends are read past;
+// anything else that is not `header` or has not as many fields is one line.
+struct Row {
+  std::string where;
+  std::vector<std::string> f;
+};
+std::vector<Row> csv_rows(const std::string& path, const std::string& kind, const std::string& example,
+                          const std::string& header) {
+  std::istringstream in(read_input_file(path, kind, "give one such as " + example));
+  const std::size_t fields = static_cast<std::size_t>(std::count(header.begin(), header.end(), ',')) + 1;
   std::string line;
   if (std::getline(in, line) && !line.empty() && line.back() == '\r') line.pop_back();
-  if (line != header)
-    throw UserError("'" + path + "' is not a churn-probe CSV: its first line must be " + header);
-  std::vector<ProbeSequence> out;
+  if (line != header) throw UserError("'" + path + "' is not a " + kind + ": its first line must be " + header);
+  std::vector<Row> rows;
   for (int n = 2; std::getline(in, line); ++n) {
     if (!line.empty() && line.back() == '\r') line.pop_back();  // a file saved with Windows line ends
     if (line.empty()) continue;
-    const std::string where = path + ":" + std::to_string(n);
-    std::vector<std::string> f;
+    Row r{path + ":" + std::to_string(n), {}};
     std::stringstream s(line);
-    for (std::string cell; std::getline(s, cell, ',');) f.push_back(cell);
-    if (f.size() != 7) throw UserError(where + ": expected 7 fields, found " + std::to_string(f.size()));
+    for (std::string cell; std::getline(s, cell, ',');) r.f.push_back(cell);
+    if (r.f.size() != fields)
+      throw UserError(r.where + ": expected " + std::to_string(fields) + " fields, found " + std::to_string(r.f.size()));
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+}  // namespace
+
+std::vector<ProbeSequence> read_churn_probes(const std::string& path) {
+  std::vector<ProbeSequence> out;
+  for (const auto& [where, f] : csv_rows(path, "churn-probe CSV", "docs/results/h200-2026-11-22-churn-probe.csv",
+                                         "probe,sequence,x_mib,r_mib,kernel,dram_read_bytes,dram_write_bytes")) {
     const std::string& seq = f[1];
     if (seq.size() != 2 || seq[0] != 'C' || seq[1] < '1' || seq[1] > '6')
       throw UserError(where + ": sequence '" + seq + "' is none of C1 to C6");
@@ -152,23 +168,10 @@ std::vector<ProbeBytes> replay_churn_probe(const ProbeSequence& s, const DeviceS
 }
 
 std::vector<ReuseSequence> read_reuse_probes(const std::string& path) {
-  std::istringstream in(
-      read_input_file(path, "reuse-probe CSV", "give one such as docs/results/h200-2026-11-24-reuse-probe.csv"));
-  const std::string header = "sequence,b_mib,rep,kernel,dram_read_bytes,dram_write_bytes";
-  std::string line;
-  if (std::getline(in, line) && !line.empty() && line.back() == '\r') line.pop_back();
-  if (line != header)
-    throw UserError("'" + path + "' is not a reuse-probe CSV: its first line must be " + header);
   std::vector<ReuseSequence> out;
   std::map<std::string, std::size_t> at;  // name -> index in out
-  for (int n = 2; std::getline(in, line); ++n) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    const std::string where = path + ":" + std::to_string(n);
-    std::vector<std::string> f;
-    std::stringstream s(line);
-    for (std::string cell; std::getline(s, cell, ',');) f.push_back(cell);
-    if (f.size() != 6) throw UserError(where + ": expected 6 fields, found " + std::to_string(f.size()));
+  for (const auto& [where, f] : csv_rows(path, "reuse-probe CSV", "docs/results/h200-2026-11-24-reuse-probe.csv",
+                                         "sequence,b_mib,rep,kernel,dram_read_bytes,dram_write_bytes")) {
     const std::string& seq = f[0];
     if (seq.size() != 2 || seq[0] != 'U' || seq[1] < '1' || seq[1] > '4')
       throw UserError(where + ": sequence '" + seq + "' is none of U1 to U4");
