@@ -35,6 +35,19 @@ std::string scratch_file(const test::ScratchDir& dir, const std::string& name, c
   return dir.file(name);
 }
 
+// Each file (name, text) written to `dir` and handed to `read` must throw a
+// message containing the expected words.
+struct BadFile {
+  std::string name, text, message;
+};
+template <class Read>
+void check_rejects(const test::ScratchDir& dir, Read read, const std::vector<BadFile>& files) {
+  for (const BadFile& b : files) {
+    INFO(b.name);
+    CHECK_THROWS_WITH(read(scratch_file(dir, b.name, b.text)), Contains(b.message));
+  }
+}
+
 double written(const std::vector<ProbeBytes>& k, std::size_t from = 0) {
   double sum = 0;
   for (std::size_t i = from; i < k.size(); ++i) sum += k[i].written;
@@ -138,17 +151,13 @@ TEST_CASE("L2 probes: a reuse-probe file that is not one is one clear line", "[l
   CHECK_THROWS_WITH(read_reuse_probes("/nonexistent/reuse.csv"),
                     Contains("cannot read reuse-probe CSV '/nonexistent/reuse.csv'"));
   const std::string header = "sequence,b_mib,rep,kernel,dram_read_bytes,dram_write_bytes\n";
-  CHECK_THROWS_WITH(read_reuse_probes(tmp_file("reuse-bad-header.csv", "a,b\n")),
-                    Contains("its first line must be sequence,b_mib"));
-  CHECK_THROWS_WITH(read_reuse_probes(tmp_file("reuse-empty.csv", header)), Contains("holds no sequence of rep 1"));
-  CHECK_THROWS_WITH(read_reuse_probes(tmp_file("reuse-seq.csv", header + "U7,8,1,A,0,0\n")),
-                    Contains("reuse-seq.csv:2: sequence 'U7' is none of U1 to U4"));
-  CHECK_THROWS_WITH(read_reuse_probes(tmp_file("reuse-kernel.csv", header + "U1,8,1,C,0,0\n")),
-                    Contains("kernel 'C' is none of A1, A2, B, A"));
-  CHECK_THROWS_WITH(read_reuse_probes(tmp_file("reuse-short.csv", header + "U1,8,1,A\n")),
-                    Contains("reuse-short.csv:2: expected 6 fields, found 4"));
-  CHECK_THROWS_WITH(read_reuse_probes(tmp_file("reuse-neg.csv", header + "U1,8,1,A,-1,0\n")),
-                    Contains("dram_read_bytes '-1' is not a whole number"));
+  check_rejects(dir, read_reuse_probes,
+                {{"reuse-bad-header.csv", "a,b\n", "its first line must be sequence,b_mib"},
+                 {"reuse-empty.csv", header, "holds no sequence of rep 1"},
+                 {"reuse-seq.csv", header + "U7,8,1,A,0,0\n", "reuse-seq.csv:2: sequence 'U7' is none of U1 to U4"},
+                 {"reuse-kernel.csv", header + "U1,8,1,C,0,0\n", "kernel 'C' is none of A1, A2, B, A"},
+                 {"reuse-short.csv", header + "U1,8,1,A\n", "reuse-short.csv:2: expected 6 fields, found 4"},
+                 {"reuse-neg.csv", header + "U1,8,1,A,-1,0\n", "dram_read_bytes '-1' is not a whole number"}});
   // The first rep only; the last read of A and the writes of B and A.
   const auto r = read_reuse_probes(tmp_file("reuse-ok.csv", header + "U3,8,1,A1,0,0\nU3,8,1,B,8388608,1048576\n"
                                                                      "U3,8,1,A,2097152,3145728\nU3,8,2,A,0,0\n"));
@@ -167,8 +176,12 @@ TEST_CASE("L2 probes: a file that is not a probe recording is one clear line", "
   CHECK_THROWS_WITH(read_churn_probes("/nonexistent/probe.csv"),
                     Contains("cannot read churn-probe CSV '/nonexistent/probe.csv'"));
   const std::string header = "probe,sequence,x_mib,r_mib,kernel,dram_read_bytes,dram_write_bytes\n";
-  CHECK_THROWS_WITH(read_churn_probes(tmp_file("probe-bad-header.csv", "a,b\n")),
-                    Contains("its first line must be probe,sequence"));
+  check_rejects(dir, read_churn_probes,
+                {{"probe-bad-header.csv", "a,b\n", "its first line must be probe,sequence"},
+                 {"probe-short.csv", header + "0,C1,8,16,write\n", "probe-short.csv:2: expected 7 fields, found 5"},
+                 {"probe-seq.csv", header + "0,C9,8,16,write,0,0\n", "sequence 'C9' is none of C1 to C6"},
+                 {"probe-neg.csv", header + "0,C1,8,16,write,-5,0\n", "dram_read_bytes '-5' is not a whole number"},
+                 {"probe-x.csv", header + "0,C1,8.5,16,write,0,0\n", "x_mib '8.5' is not a whole number from 0 to 4096"}});
   // Blank lines and Windows line ends are read past.
   const auto crlf = read_churn_probes(tmp_file("probe-crlf.csv", "probe,sequence,x_mib,r_mib,kernel,dram_read_bytes,"
                                                                  "dram_write_bytes\r\n0,C2,0,20,read pass 1,20971520,"
@@ -178,14 +191,6 @@ TEST_CASE("L2 probes: a file that is not a probe recording is one clear line", "
   CHECK(crlf[0].gpu.size() == 1);
   CHECK(crlf[0].gpu[0].read == 20.0);
   CHECK(crlf[0].gpu[0].written == 1.0);
-  CHECK_THROWS_WITH(read_churn_probes(tmp_file("probe-short.csv", header + "0,C1,8,16,write\n")),
-                    Contains("probe-short.csv:2: expected 7 fields, found 5"));
-  CHECK_THROWS_WITH(read_churn_probes(tmp_file("probe-seq.csv", header + "0,C9,8,16,write,0,0\n")),
-                    Contains("sequence 'C9' is none of C1 to C6"));
-  CHECK_THROWS_WITH(read_churn_probes(tmp_file("probe-neg.csv", header + "0,C1,8,16,write,-5,0\n")),
-                    Contains("dram_read_bytes '-5' is not a whole number"));
-  CHECK_THROWS_WITH(read_churn_probes(tmp_file("probe-x.csv", header + "0,C1,8.5,16,write,0,0\n")),
-                    Contains("x_mib '8.5' is not a whole number from 0 to 4096"));
 }
 
 namespace {
