@@ -269,6 +269,8 @@ TEST_CASE("fasim run: flags override the scenario file", "[cli]") {
     CHECK(j["mapping"]["algo"] == "naive");
     CHECK(j["mapping"]["br"] == 16);
     CHECK(j["mapping"]["bc"] == 32);
+    CHECK(j["mapping"]["blocks_per_sm"] == 1);
+    for (const json& k : j["time"]["kernels"]) CHECK(k["blocks_per_sm"] == 1);
     CHECK_FALSE(j.contains("numerics"));  // numerics = false
 
     const json k = run_json({"--scenario", full, "--device", "toy", "--N", "64", "--batch", "1", "--dtype",
@@ -281,6 +283,7 @@ TEST_CASE("fasim run: flags override the scenario file", "[cli]") {
     CHECK(k["mapping"]["algo"] == "flash2");
     CHECK(k["mapping"]["br"] == 8);
     CHECK(k["mapping"]["bc"] == 8);
+    CHECK(run_json({"--scenario", full, "--blocks-per-sm", "3"})["mapping"]["blocks_per_sm"] == 3);
   }
 }
 
@@ -333,6 +336,11 @@ TEST_CASE("fasim: bad input gives one error line and exit code 2", "[cli]") {
       {"--batch 0", {"run", "--batch", "0"}, {"batch", "0", "--batch"}},
       {"--heads -1", {"run", "--heads", "-1"}, {"heads", "-1", "--heads"}},
       {"--br 0", {"run", "--br", "0"}, {"0", "--br"}},
+      {"--blocks-per-sm 0", {"run", "--blocks-per-sm", "0"}, {"--blocks-per-sm", "0", "positive", "as many blocks as fit"}},
+      {"--blocks-per-sm two", {"run", "--blocks-per-sm", "two"}, {"--blocks-per-sm", "two", "--help"}},
+      {"--blocks-per-sm list without --sweep",
+       {"compare", "--blocks-per-sm", "1,2"},
+       {"--blocks-per-sm", "2 values", "--sweep"}},
       {"--N abc", {"run", "--N", "abc"}, {"--N", "abc", "--help"}},
       {"--algo flash9", {"run", "--algo", "flash9"}, {"flash9", "naive", "flash2", "--algo"}},
       {"--dtype fp8", {"run", "--dtype", "fp8"}, {"fp8", "fp32", "fp16", "bf16", "--dtype"}},

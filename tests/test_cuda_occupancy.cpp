@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "fasim/cuda_occupancy.hpp"
+#include <memory>
+
 #include "fasim/simulation.hpp"
 
 using namespace fasim;
@@ -53,4 +55,40 @@ TEST_CASE("cuda occupancy: naive's three kernels each hold their own number of b
   CHECK(sim.time().kernels[0].blocks_per_sm == 3);
   CHECK(sim.time().kernels[1].blocks_per_sm == 6);
   CHECK(sim.time().kernels[2].blocks_per_sm == 2);
+}
+
+TEST_CASE("cuda occupancy: --blocks-per-sm caps every kernel and moves no HBM byte", "[timing]") {
+  const DeviceSpec dev = load_device("h200");
+  const Workload w{1, 16, 2048, 128, DType::fp32};
+  Mapping m{Algo::flash2, 64, 64};  // two blocks per SM fit (above)
+  auto run = [&](std::int64_t cap) {
+    m.blocks_per_sm = cap;
+    auto sim = std::make_unique<Simulation>(dev, w, m, SimOptions{.numerics = false, .compute = ComputeModel::cuda_simt});
+    sim->run();
+    return sim;
+  };
+  const auto two = run(0), one = run(1), many = run(8);
+  REQUIRE(two->time().kernels.size() == 1);
+  CHECK(two->time().kernels[0].blocks_per_sm == 2);
+  CHECK(one->time().kernels[0].blocks_per_sm == 1);
+  CHECK(many->time().kernels[0].blocks_per_sm == 2);  // a cap above what fits changes nothing
+  // 16 heads x 32 query blocks = 512 blocks on 132 SMs: 2 waves at two per SM, 4 at one.
+  CHECK(two->time().kernels[0].waves == 2);
+  CHECK(one->time().kernels[0].waves == 4);
+  CHECK(one->ledger().hbm_total() == two->ledger().hbm_total());  // the same tiles load and store
+  CHECK(many->ledger().cache_total().dram_write_bytes == two->ledger().cache_total().dram_write_bytes);
+  // Half the blocks at a time: more time, and each K/V tile has fewer readers in
+  // L2 at once. Measured (docs/results/occupancy-writes-2026-11-24.md, H200):
+  // 6.3 -> 10.6 ms and 3.7 -> 5.8 MiB written to DRAM.
+  CHECK(one->time().seconds > 1.4 * two->time().seconds);
+  CHECK(one->ledger().cache_total().dram_write_bytes > two->ledger().cache_total().dram_write_bytes);
+
+  // Naive: each kernel keeps its own occupancy, held to the cap.
+  const Mapping naive{Algo::naive, 128, 128, false, 0, 2};
+  Simulation n(dev, Workload{1, 16, 4096, 64, DType::fp16}, naive, {.numerics = false, .compute = ComputeModel::cuda_simt});
+  n.run();
+  REQUIRE(n.time().kernels.size() == 3);
+  CHECK(n.time().kernels[0].blocks_per_sm == 2);  // 3 fit
+  CHECK(n.time().kernels[1].blocks_per_sm == 2);  // 6 fit
+  CHECK(n.time().kernels[2].blocks_per_sm == 2);  // 2 fit
 }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "fasim/error.hpp"
@@ -117,6 +118,15 @@ TEST_CASE("recorded runs: the probes the cuda-simt time constants were fitted on
         RecordedSet{"h200-2026-11-22-fp32-occupancy.csv", "h200-2026-11-22-measured.toml",
                     "h200-2026-11-22-fp32-occupancy-misses.csv", 15}})
     check_ratchet(set);
+}
+
+TEST_CASE("recorded runs: flash2 fp32 held to one and two blocks per SM", "[fidelity]") {
+  // heads x N = 32768 at d = 128 with 64 x 64 tiles, 4 to 128 heads, each
+  // with --blocks-per-sm 1 and 2 (docs/results/occupancy-sweep-2026-11-24.sh,
+  // H200): the GPU writes back less with two blocks per SM and fewer readers
+  // of each K/V tile; the model follows only part of that (the misses).
+  check_ratchet({"h200-2026-11-24-occupancy.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-24-occupancy-misses.csv", 12});
 }
 
 TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of the buffers", "[fidelity]") {
@@ -307,8 +317,8 @@ TEST_CASE("fidelity: a run measured several times keeps its least and most, and 
   CHECK(c.repeated == 0);
   CHECK(fit_of(reps, Metric::time_s).spread_over_bar == 0);  // min = max
 
-  // The header is the one `fasim compare --sweep` writes.
-  CHECK(header == recorded_csv_header() + "\n");
+  // `fasim compare --sweep` writes this header and one more column, blocks_per_sm.
+  CHECK(header.substr(0, header.size() - 1) + ",blocks_per_sm" == recorded_csv_header());
 
   // Around a median of 0 any spread is over the bar: writes of 0 in most ranges, 256 KiB in one.
   std::string zero = header;
@@ -341,4 +351,36 @@ TEST_CASE("recorded runs: DRAM bytes as the heads grow at four shapes", "[fideli
         RecordedSet{"h100-2026-11-23-write-curves.csv", "h100-2026-11-22-measured.toml",
                     "h100-2026-11-23-write-curves-misses.csv", 31}})
     check_ratchet(set);
+}
+
+TEST_CASE("fidelity: a point held to fewer blocks per SM is its own point, predicted at that occupancy",
+          "[fidelity]") {
+  // The same shape twice, once as it fits (empty cell) and once at one block
+  // per SM; rows of the two are interleaved.
+  const std::string key = "NVIDIA H200,580,2026-11-24,flash2,fp32,1,16,2048,128,64,64,cold,";
+  std::string text = recorded_csv_header() + "\n";
+  for (const char* cap : {"", "1"})
+    for (const char* metric : {"dram_write_bytes", "time_s"})
+      text += key + metric + ",1,1,1,1," + cap + "\n";
+  const std::vector<RecordedPoint> points = read_recorded_csv(tmp_file("occupancy.csv", text));
+  REQUIRE(points.size() == 2);
+  CHECK(points[0].mapping.blocks_per_sm == 0);
+  CHECK(points[1].mapping.blocks_per_sm == 1);
+  CHECK(describe(points[1]) == describe(points[0]) + " at most 1 per SM");
+  const std::vector<Reprediction> reps = repredict(points, load_device("h200"));
+  const auto t = static_cast<std::size_t>(Metric::time_s), dw = static_cast<std::size_t>(Metric::dram_write_bytes);
+  CHECK(reps[1].predicted[t] > 1.4 * reps[0].predicted[t]);  // 4 waves of one block per SM, not 2 of two
+  CHECK(reps[1].predicted[dw] > reps[0].predicted[dw]);
+  // Written again, each point keeps its cell.
+  std::ostringstream again;
+  write_repredicted_csv(again, reps);
+  const std::vector<RecordedPoint> back = read_recorded_csv(tmp_file("occupancy-again.csv", again.str()));
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].mapping.blocks_per_sm == 0);
+  CHECK(back[1].mapping.blocks_per_sm == 1);
+  CHECK(recorded_axis_value(back[1], "--blocks-per-sm") == "1");
+  // A cell that is not a positive whole number is named.
+  CHECK_THROWS_WITH(read_recorded_csv(tmp_file("occupancy-bad.csv",
+                                               recorded_csv_header() + "\n" + key + "time_s,1,1,1,1,0\n")),
+                    Catch::Contains(":2: blocks_per_sm '0' is not a positive whole number"));
 }

@@ -41,6 +41,7 @@ TEST_CASE("a full scenario file reads back every key", "[scenario]") {
   CHECK(s.algo == fasim::Algo::naive);
   CHECK(s.br == 16);
   CHECK(s.bc == 32);
+  CHECK(s.blocks_per_sm == 1);
   CHECK(s.seed == 42u);
   CHECK(s.numerics == false);
   CHECK(s.row == 7);
@@ -114,6 +115,8 @@ TEST_CASE("scenario values of the wrong type or range", "[scenario]") {
   REQUIRE_THROWS_WITH(parse("[mapping]\nbc = -64"), Contains("[mapping] bc must be a positive integer"));
   REQUIRE_THROWS_WITH(parse("[run]\nseed = -1"), Contains("[run] seed must be a non-negative integer, got -1"));
   REQUIRE_THROWS_WITH(parse("[run]\nrow = -1"), Contains("[run] row must be a non-negative integer, got -1"));
+  REQUIRE_THROWS_WITH(parse("[mapping]\nblocks_per_sm = -1"),
+                      Contains("[mapping] blocks_per_sm must be a non-negative integer, got -1"));
   REQUIRE_THROWS_WITH(parse("[run]\nnumerics = 1"), Contains("[run] numerics must be true or false, got 1"));
   REQUIRE_THROWS_WITH(parse("title = 3"), Contains("title must be a string, got 3"));
   CHECK(parse("[run]\nseed = 0\nrow = 0").seed == 0u);

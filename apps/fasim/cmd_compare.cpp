@@ -41,7 +41,7 @@ namespace {
 
 struct CompareArgs {
   // Axes: one value each, or (with --sweep) lists and ranges as `fasim sweep` takes them.
-  std::string algo, dtype, N, d, batch, heads, br, bc, l2;
+  std::string algo, dtype, N, d, batch, heads, br, bc, l2, blocks_per_sm;
   std::string device, scenario, out, recorded, misses;
   std::uint64_t seed = 0;
   std::int64_t row = 0;
@@ -80,12 +80,12 @@ struct Row {
 // (it asks the app which flags were given, and they have the same names here).
 struct Point {
   std::string algo, dtype, l2;
-  std::int64_t N = 0, d = 0, batch = 0, heads = 0, br = 0, bc = 0;
+  std::int64_t N = 0, d = 0, batch = 0, heads = 0, br = 0, bc = 0, blocks_per_sm = 0;
 };
 
 // Every point of the grid (one point without --sweep). Axes not given get a
 // placeholder that resolve() ignores. Order: algo, dtype, batch, heads, d, br,
-// bc, N, l2 (the last varies fastest).
+// bc, blocks per SM, N, l2 (the last varies fastest).
 std::vector<Point> grid(const CompareArgs& a, const CLI::App& sub) {
   auto given = [&](const char* flag) { return sub.count(flag) > 0; };
   auto ints = [&](const char* flag, const std::string& text) -> std::vector<std::int64_t> {
@@ -106,12 +106,13 @@ std::vector<Point> grid(const CompareArgs& a, const CLI::App& sub) {
       if (s != "cold" && s != "warm") throw UserError("unknown L2 start '" + s + "'; use --l2 cold or --l2 warm");
   }
   const auto N = ints("--N", a.N), d = ints("--d", a.d), batch = ints("--batch", a.batch),
-             heads = ints("--heads", a.heads), br = ints("--br", a.br), bc = ints("--bc", a.bc);
+             heads = ints("--heads", a.heads), br = ints("--br", a.br), bc = ints("--bc", a.bc),
+             per_sm = ints("--blocks-per-sm", a.blocks_per_sm);
   if (!a.sweep) {
     const std::pair<const char*, std::size_t> counts[] = {
         {"--algo", algos.size()}, {"--dtype", dtypes.size()}, {"--l2", l2s.size()},    {"--N", N.size()},
         {"--d", d.size()},        {"--batch", batch.size()},  {"--heads", heads.size()}, {"--br", br.size()},
-        {"--bc", bc.size()}};
+        {"--bc", bc.size()},      {"--blocks-per-sm", per_sm.size()}};
     for (const auto& [flag, count] : counts)
       if (count != 1)
         throw UserError(std::string(flag) + " has " + std::to_string(count) +
@@ -125,13 +126,14 @@ std::vector<Point> grid(const CompareArgs& a, const CLI::App& sub) {
           for (auto dd : d)
             for (auto r : br)
               for (auto c : bc)
-                for (auto n : N)
-                  for (const auto& l : l2s) {
-                    points.push_back({al, dt, l, n, dd, b, h, r, c});
-                    if (points.size() > kMaxSweepPoints)
-                      throw UserError("the sweep has more than " + std::to_string(kMaxSweepPoints) +
-                                      " points; use fewer values");
-                  }
+                for (auto k : per_sm)
+                  for (auto n : N)
+                    for (const auto& l : l2s) {
+                      points.push_back({al, dt, l, n, dd, b, h, r, c, k});
+                      if (points.size() > kMaxSweepPoints)
+                        throw UserError("the sweep has more than " + std::to_string(kMaxSweepPoints) +
+                                        " points; use fewer values");
+                    }
   return points;
 }
 
@@ -150,6 +152,7 @@ RunFlags flags_for(const CompareArgs& a, CLI::App* sub, const Point& p) {
   f.heads = p.heads;
   f.br = p.br;
   f.bc = p.bc;
+  f.blocks_per_sm = p.blocks_per_sm;
   f.device = a.device;
   f.scenario = a.scenario;
   f.seed = a.seed;
@@ -168,6 +171,7 @@ struct Comparison {
   double predicted_seconds = 0;
   double predicted_background_write_bytes = 0;  ///< of the predicted DRAM writes: the GPU's own
   std::string predicted_bound;
+  std::string predicted_occupancy;  ///< blocks per SM of each simulated kernel, "2" or "4, 8, 2"
   bool hbm_exact() const { return rows[0].exact() && rows[1].exact(); }
 };
 
@@ -222,6 +226,8 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
   cmp.predicted_seconds = sim.time().seconds;
   cmp.predicted_background_write_bytes = background_write_bytes(sim);
   cmp.predicted_bound = std::string(name(sim.time().bound));
+  for (const KernelTime& k : sim.time().kernels)
+    cmp.predicted_occupancy += (cmp.predicted_occupancy.empty() ? "" : ", ") + std::to_string(k.blocks_per_sm);
   return cmp;
 }
 
@@ -259,11 +265,14 @@ void print_table(std::ostream& os, const Comparison& cmp) {
   const cuda::Measurement& m = cmp.measured;
   os << "fasim compare: " << name(c.mapping.algo) << " " << name(w.dtype) << ", batch " << w.batch << " x heads "
      << w.heads << ", N " << w.N << ", d " << w.d << (w.causal ? ", causal" : "") << ", Br " << c.mapping.br
-     << ", Bc " << c.mapping.bc << ", L2 " << cuda::l2_start_name(m.l2) << "\n";
+     << ", Bc " << c.mapping.bc << ", L2 " << cuda::l2_start_name(m.l2)
+     << (c.mapping.blocks_per_sm > 0 ? ", at most " + std::to_string(c.mapping.blocks_per_sm) + " blocks per SM" : "")
+     << "\n";
   os << "  predicted  fasim on " << c.device.name << " (" << c.device.description << "), counting only, "
-     << cmp.predicted_bound << "-bound\n";
+     << cmp.predicted_bound << "-bound, " << cmp.predicted_occupancy << " per SM\n";
   os << "  measured   " << m.gpu.description << ", driver " << m.gpu.driver << ", kernel "
-     << static_cast<int>(m.version) << " (" << cuda::name(m.version) << ")\n";
+     << static_cast<int>(m.version) << " (" << cuda::name(m.version) << ")"
+     << (m.blocks_per_sm.empty() ? std::string() : ", " + cuda::occupancy_text(m, c.mapping)) << "\n";
   if (!cmp.note.empty()) os << "  " << cmp.note << "\n";
   os << "\n  " << pad("quantity", 28, false) << pad("predicted", 20) << pad("measured", 20) << pad("error", 18) << "\n";
   for (const Row& r : cmp.rows)
@@ -311,7 +320,11 @@ nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
           {"workload",
            {{"batch", c.workload.batch}, {"heads", c.workload.heads}, {"N", c.workload.N}, {"d", c.workload.d},
             {"dtype", std::string(name(c.workload.dtype))}, {"causal", c.workload.causal}}},
-          {"mapping", {{"algo", std::string(name(c.mapping.algo))}, {"br", c.mapping.br}, {"bc", c.mapping.bc}}},
+          {"mapping",
+           {{"algo", std::string(name(c.mapping.algo))},
+            {"br", c.mapping.br},
+            {"bc", c.mapping.bc},
+            {"blocks_per_sm", c.mapping.blocks_per_sm}}},
           {"kernel", {{"version", static_cast<int>(m.version)}, {"name", std::string(cuda::name(m.version))}}},
           {"l2_mode", std::string(cuda::l2_start_name(m.l2))},
           {"hbm_exact", cmp.hbm_exact()},
@@ -326,7 +339,8 @@ void write_csv_rows(std::ostream& os, const Comparison& cmp, const std::string& 
                                               cmp.config.workload, cmp.config.mapping, cmp.measured.l2);
   for (const Row& r : cmp.rows)
     os << prefix << "," << name(r.def->id) << "," << csv_number(r.predicted) << "," << (r.measured ? csv_number(*r.measured) : "")
-       << "," << (r.min ? csv_number(*r.min) : "") << "," << (r.max ? csv_number(*r.max) : "") << "\n";
+       << "," << (r.min ? csv_number(*r.min) : "") << "," << (r.max ? csv_number(*r.max) : "") << ","
+       << recorded_csv_occupancy(cmp.config.mapping) << "\n";
 }
 
 std::string describe(const RunConfig& c) {
@@ -334,7 +348,8 @@ std::string describe(const RunConfig& c) {
   return std::string(name(c.mapping.algo)) + " " + std::string(name(w.dtype)) + " B=" + std::to_string(w.batch) +
          " H=" + std::to_string(w.heads) + " N=" + std::to_string(w.N) + " d=" + std::to_string(w.d) +
          " Br=" + std::to_string(c.mapping.br) + " Bc=" + std::to_string(c.mapping.bc) + " L2 " +
-         (c.options.l2 == L2Start::warm ? "warm" : "cold");
+         (c.options.l2 == L2Start::warm ? "warm" : "cold") +
+         (c.mapping.blocks_per_sm > 0 ? " at most " + std::to_string(c.mapping.blocks_per_sm) + " per SM" : "");
 }
 
 int run_sweep(const CompareArgs& a, CLI::App* sub, const std::vector<Point>& points) {
@@ -385,6 +400,9 @@ Action add_compare(CLI::App& app) {
   sub->add_option("--dtype", a->dtype, "Storage type: fp32 | fp16 | bf16 (default fp16); with --sweep a list");
   sub->add_option("--br", a->br, std::string("Br, query rows per tile (default: largest power of two <= 128 that fits)") + ints);
   sub->add_option("--bc", a->bc, std::string("Bc, key/value rows per tile (default: as Br)") + ints);
+  sub->add_option("--blocks-per-sm", a->blocks_per_sm,
+                  std::string("At most this many blocks on one SM, in the simulator and on the GPU (default: as "
+                              "many as fit)") + ints);
   sub->add_option("--device", a->device, "Simulated device: name or .toml (default: the profile of this GPU)");
   sub->add_option("--scenario", a->scenario, "TOML file with the same settings; flags override it");
   sub->add_option("--seed", a->seed, "Seed of the random inputs (default 1)");
@@ -418,8 +436,9 @@ Action add_compare(CLI::App& app) {
       "L2 read/write bytes (CUPTI l1tex__m_xbar2l1tex_read / l1tex2xbar_write sectors x 32 B), DRAM read/write bytes (dram__bytes),\n"
       "time (median of unprofiled runs). error = (predicted - measured) / measured.\n"
       "CSV columns (--sweep): device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured,\n"
-      "measured_min,measured_max with metric one of hbm_read_bytes, hbm_write_bytes, l2_read_bytes, l2_write_bytes,\n"
-      "dram_read_bytes, dram_write_bytes, time_s; min and max over the counter ranges (counters) or timed runs (time).\n"
+      "measured_min,measured_max,blocks_per_sm with metric one of hbm_read_bytes, hbm_write_bytes, l2_read_bytes,\n"
+      "l2_write_bytes, dram_read_bytes, dram_write_bytes, time_s; min and max over the counter ranges (counters) or\n"
+      "timed runs (time); blocks_per_sm as --blocks-per-sm gave it, empty when not given.\n"
       "Near the L2's size the GPU's DRAM bytes depend on the buffers' physical pages: give --placements 8 to see\n"
       "by how much (docs/results/h200-2026-11-23-flash1-placement.md).\n"
       "Exit 0: HBM exact everywhere; 1: a difference, no counters, or a GPU failure.");
@@ -435,7 +454,7 @@ Action add_compare(CLI::App& app) {
       const std::pair<const char*, const std::string*> axes[] = {
           {"--algo", &a->algo}, {"--dtype", &a->dtype}, {"--batch", &a->batch}, {"--heads", &a->heads},
           {"--N", &a->N},       {"--d", &a->d},         {"--br", &a->br},       {"--bc", &a->bc},
-          {"--l2", &a->l2}};
+          {"--l2", &a->l2},     {"--blocks-per-sm", &a->blocks_per_sm}};
       for (const auto& [flag, value] : axes)
         if (sub->count(flag) > 0) sel.filters.emplace_back(flag, *value);
       return compare_recorded(sel, a->misses, a->out, a->json);

@@ -65,9 +65,10 @@ RunConfig resolve_for_gpu(const RunFlags& f, std::string& note) {
   if (pick != c.device.name) {
     c.device = load_device(pick);
     if (!(f.given("--br") || f.given("--bc") || sc.br || sc.bc)) {
-      const bool double_buffer = c.mapping.double_buffer;
+      const Mapping given = c.mapping;
       c.mapping = default_tiles(c.mapping.algo, c.workload, c.device);
-      c.mapping.double_buffer = double_buffer;
+      c.mapping.double_buffer = given.double_buffer;
+      c.mapping.blocks_per_sm = given.blocks_per_sm;
     }
   }
   note = "simulated device: " + pick + ", the profile of this GPU (--device to choose another)";
@@ -113,6 +114,7 @@ void print_measurement(std::ostream& os, const RunConfig& c, const cuda::Measure
     os << "  tiles     cuBLAS picks its own (Br, Bc only set the simulated naive)\n";
   else
     os << "  tiles     Br " << c.mapping.br << ", Bc " << c.mapping.bc << "\n";
+  if (!m.blocks_per_sm.empty()) os << "  occupancy " << cuda::occupancy_text(m, c.mapping) << "\n";
   os << "  L2        " << cuda::l2_start_name(m.l2) << " ("
      << (m.l2 == L2Start::cold ? "flushed before every timed run and every counter pass"
                                : "the launch ran just before: inputs left in L2")
@@ -228,7 +230,8 @@ Action add_gpu(CLI::App& app) {
       j["workload"] = {{"batch", c.workload.batch}, {"heads", c.workload.heads}, {"N", c.workload.N},
                        {"d", c.workload.d}, {"dtype", std::string(name(c.workload.dtype))},
                        {"causal", c.workload.causal}};
-      j["mapping"] = {{"algo", std::string(name(c.mapping.algo))}, {"br", c.mapping.br}, {"bc", c.mapping.bc}};
+      j["mapping"] = {{"algo", std::string(name(c.mapping.algo))}, {"br", c.mapping.br}, {"bc", c.mapping.bc},
+                      {"blocks_per_sm", c.mapping.blocks_per_sm}};
       j["device"] = c.device.name;
       std::cout << j.dump(2) << "\n";
     } else {

@@ -55,6 +55,10 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_flag("--no-numerics", f.no_numerics, "Count bytes and FLOPs only; compute no values (for large shapes)");
   app.add_option("--l2", f.l2, "L2 at the start: cold (empty) | warm (holding Q, K, V) (default cold)");
   app.add_flag("--double-buffer", f.double_buffer, "Load the next K/V tile while computing this one");
+  app.add_option("--blocks-per-sm", f.blocks_per_sm,
+                 "At most this many thread blocks on one SM at once (default: as many as fit); on the GPU, kept by "
+                 "asking for more shared memory per block")
+      ->check(integer);
   app.add_option("--row", f.row, "Row whose running max m and sum l steps show (default 0)")->check(integer);
   app.add_option("--kv-heads", f.kv_heads, "K/V heads: fewer than --heads is GQA, 1 is MQA (default: --heads)")
       ->check(integer);
@@ -124,6 +128,10 @@ RunConfig resolve(const RunFlags& f) {
 
   c.mapping.double_buffer = f.double_buffer || sc.double_buffer.value_or(false);
   c.mapping.splits = pick("--splits", f.splits, sc.splits, 0);
+  if (f.given("--blocks-per-sm") && f.blocks_per_sm <= 0)
+    throw UserError("--blocks-per-sm must be a positive integer, got " + std::to_string(f.blocks_per_sm) +
+                    "; pass e.g. --blocks-per-sm 1, or leave it out for as many blocks as fit");
+  c.mapping.blocks_per_sm = pick("--blocks-per-sm", f.blocks_per_sm, sc.blocks_per_sm, 0);
   c.options.l2 = sc.l2_warm.value_or(false) ? L2Start::warm : L2Start::cold;
   if (f.given("--l2")) {
     if (f.l2 != "cold" && f.l2 != "warm")

@@ -19,7 +19,7 @@ namespace fasim::cli {
 struct RunFlags {
   std::string algo, dtype, device, scenario, l2;
   std::int64_t N = 0, d = 0, batch = 0, heads = 0, br = 0, bc = 0, row = 0;
-  std::int64_t kv_heads = 0, N_kv = 0, window = 0, splits = 0, page_size = 0;
+  std::int64_t kv_heads = 0, N_kv = 0, window = 0, splits = 0, page_size = 0, blocks_per_sm = 0;
   bool causal = false;
   std::uint64_t seed = 0;
   std::vector<float> input_scale;  ///< --input-scale: one value, or Q,K,V
@@ -46,8 +46,8 @@ struct RunConfig {
 
 /// @brief Adds --algo, --N, --d, --batch, --heads, --dtype, --br, --bc,
 /// --device, --scenario, --seed, --input-scale, --no-numerics, --row, --l2, --double-buffer,
-/// and the variants --kv-heads, --N-kv, --causal, --window, --page-size,
-/// --splits to `app`.
+/// --blocks-per-sm, and the variants --kv-heads, --N-kv, --causal, --window,
+/// --page-size, --splits to `app`.
 void add_run_flags(CLI::App& app, RunFlags& f);
 
 /// @brief Defaults, then the scenario file, then the flags. Throws UserError.

@@ -57,6 +57,9 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
   os << "  kernels  ";
   for (const Kernel& k : sim.program().kernels)
     os << " [" << k.name << ": " << k.grid << (k.grid == 1 ? " block]" : " blocks]");
+  if (m.blocks_per_sm > 0)
+    os << "\n  occupancy at most " << m.blocks_per_sm << (m.blocks_per_sm == 1 ? " block" : " blocks")
+       << " per SM (--blocks-per-sm; a kernel that fits fewer keeps its own)";
   os << "\n\n";
 
   os << "HBM traffic (bytes between HBM and SRAM: the paper's \"HBM accesses\")\n";

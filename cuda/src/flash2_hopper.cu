@@ -46,6 +46,7 @@
 
 #include "hopper.cuh"
 #include "mma.cuh"
+#include "occupancy.cuh"
 #include "wgmma.cuh"
 
 #ifndef FASIM_HOPPER_SM90A
@@ -356,10 +357,10 @@ cudaError_t launch_instance(const Params& p, cudaStream_t stream) {
   for (cudaError_t e : {tensor_map(&tq, p.q, p, kBr), tensor_map(&tk, p.k, p, BC), tensor_map(&tv, p.v, p, BC)})
     if (e != cudaSuccess) return e;
   auto* kernel = flash2_hopper_kernel<T, BC, D>;
-  const int smem = Smem<BC, D>::bytes;
-  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-      e != cudaSuccess)
-    return e;
+  const std::size_t smem = shared_for_cap(Smem<BC, D>::bytes, p.blocks_per_sm);
+  cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  if (e == cudaSuccess) e = log_occupancy(kernel, kThreads7, smem, p.occupancy);
+  if (e != cudaSuccess) return e;
   kernel<<<p.bh * ceil_div(p.n, kBr), kThreads7, smem, stream>>>(tq, tk, tv, p);
   return cudaGetLastError();
 }

@@ -66,6 +66,15 @@ inline constexpr int kCounterSlots = 2 * kCounterTensors;
 /// @brief Storage types, in fasim::DType order.
 enum Storage : int { kFp32 = 0, kFp16 = 1, kBf16 = 2 };
 
+/// @brief Blocks per SM each kernel of a launch got, in launch order
+/// (cudaOccupancyMaxActiveBlocksPerMultiprocessor with the launch's threads
+/// and shared memory). Host memory: the launchers fill it, the kernels never see it.
+struct Occupancy {
+  static constexpr int kMaxKernels = 3;  ///< naive launches three
+  int kernels = 0;                       ///< entries filled
+  int blocks_per_sm[kMaxKernels] = {};   ///< one per kernel launched
+};
+
 /// @brief One attention forward pass as the kernels see it. All tensors are
 /// row-major per head: Q, K, V, O (bh, n, d) and S, P (bh, n, n) in the storage
 /// type; m, l, lse (bh, n) in fp32. Pointers a version does not use may be null.
@@ -89,6 +98,8 @@ struct Params {
   float* l = nullptr;     ///< flash1: running row sum
   float* lse = nullptr;   ///< flash2: L = m + log l
   unsigned long long* counters = nullptr;  ///< [kCounterTensors][2] or null: no counting
+  int blocks_per_sm = 0;  ///< at most this many blocks on one SM (0: as many as fit): occupancy.cuh
+  Occupancy* occupancy = nullptr;  ///< host: where the launchers log each kernel's blocks per SM, or null
 };
 
 /// @brief Threads per block of versions 1-3.

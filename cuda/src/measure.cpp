@@ -141,6 +141,11 @@ Measurement measure(const DeviceSpec& dev, const Workload& w, const Mapping& m, 
   const RunResult r = run->read();
   out.own = r.hbm;
   out.own_counted = r.hbm_counted;
+  out.blocks_per_sm = r.blocks_per_sm;
+  for (const int got : r.blocks_per_sm)  // padding keeps the cap; more would be a bug, not bad input
+    if (m.blocks_per_sm > 0 && got > m.blocks_per_sm)
+      throw CudaError("--blocks-per-sm " + std::to_string(m.blocks_per_sm) + ": a kernel still got " +
+                      std::to_string(got) + " blocks per SM after padding its shared memory");
 
   // 2. Time: uncounted, unprofiled launches.
   out.time = time_launches([&] { run->launch(false); },
@@ -183,12 +188,29 @@ Measurement measure(const DeviceSpec& dev, const Workload& w, const Mapping& m, 
   return out;
 }
 
+std::string occupancy_text(const Measurement& measured, const Mapping& m) {
+  static const char* const kNaive[] = {"scores ", "softmax ", "output "};
+  const std::vector<int>& got = measured.blocks_per_sm;
+  std::string out;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (i > 0) out += ", ";
+    if (got.size() == 3 && algo_of(measured.version) == Algo::naive) out += kNaive[i];
+    out += std::to_string(got[i]);
+  }
+  const bool one = got.size() == 1 && got[0] == 1;
+  out += one ? " block per SM" : " blocks per SM";
+  if (m.blocks_per_sm > 0) out += " (held by --blocks-per-sm " + std::to_string(m.blocks_per_sm) + ")";
+  return out;
+}
+
 nlohmann::json to_json(const Measurement& m) {
   using nlohmann::json;
   json j;
   j["gpu"] = {{"name", m.gpu.name}, {"description", m.gpu.description}, {"driver", m.gpu.driver},
               {"sms", m.gpu.sms}, {"l2_bytes", m.gpu.l2_bytes}};
-  j["kernel"] = {{"version", static_cast<int>(m.version)}, {"name", std::string(name(m.version))}};
+  j["kernel"] = {{"version", static_cast<int>(m.version)},
+                 {"name", std::string(name(m.version))},
+                 {"blocks_per_sm", m.blocks_per_sm}};
   j["l2_start"] = std::string(l2_start_name(m.l2));
   j["seed"] = m.seed;
   const Traffic total = m.own_total();

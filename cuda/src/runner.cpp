@@ -47,6 +47,7 @@ k::Params params(const Workload& w, const Mapping& m, bool rows_fit) {
   p.storage = static_cast<int>(w.dtype);
   p.rows_fit = rows_fit;
   p.causal = w.causal;
+  p.blocks_per_sm = static_cast<int>(m.blocks_per_sm);
   return p;
 }
 
@@ -223,6 +224,9 @@ std::optional<std::string> unsupported(KernelVersion v, const Workload& w, const
       (v == KernelVersion::naive_cublas && w.bh() * w.N >= (std::int64_t{1} << 31)))
     return who + ": the shape is too large for one GPU run; use smaller --N, --batch or --heads";
   if (v == KernelVersion::naive_cublas) {
+    if (m.blocks_per_sm > 0)
+      return who + ": cuBLAS launches its own GEMMs, so their blocks per SM cannot be held; drop "
+             "--blocks-per-sm or use kernel 1 (naive)";
     if (const std::string why = k::cublas_unavailable(); !why.empty()) return who + ": " + why;
   }
   const k::Params p = params(w, m, rows_fit);
@@ -282,6 +286,7 @@ struct DeviceRun::Buffers {
   k::Blas* blas = nullptr;  ///< version 5's cuBLAS handle
   std::vector<void*> owned;
   std::vector<std::pair<void*, std::size_t>> poisoned;
+  k::Occupancy occupancy;  ///< what the last counting launch's kernels got
 
   void* alloc(std::size_t bytes, bool poison) {
     void* ptr = nullptr;
@@ -364,6 +369,10 @@ void DeviceRun::reset_counters() {
 void DeviceRun::launch(bool count) {
   k::Params p = b_->p;
   if (!count) p.counters = nullptr;
+  if (count) {  // counting launches are not timed: the occupancy query costs nothing there
+    b_->occupancy = {};
+    p.occupancy = &b_->occupancy;
+  }
   switch (b_->version) {
     case KernelVersion::naive: FASIM_CUDA_CHECK(k::launch_naive(p, nullptr)); break;
     case KernelVersion::flash2: FASIM_CUDA_CHECK(k::launch_flash2(p, nullptr)); break;
@@ -400,6 +409,7 @@ RunResult DeviceRun::read() {
     r.hbm = naive_cublas_hbm(w);
     r.hbm_counted = false;
   }
+  r.blocks_per_sm.assign(b_->occupancy.blocks_per_sm, b_->occupancy.blocks_per_sm + b_->occupancy.kernels);
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "kernels.hpp"
+#include "occupancy.cuh"
 
 namespace fasim::cuda::kernels {
 
@@ -159,13 +160,16 @@ struct OutTile {
     default: { using T = float; __VA_ARGS__; } break;            \
   }
 
-/// Launch helper: raises the kernel's dynamic shared-memory limit, launches,
-/// and returns the launch error.
+/// Launch helper: pads the shared memory to keep p.blocks_per_sm
+/// (occupancy.cuh), raises the kernel's dynamic shared-memory limit, logs its
+/// occupancy if asked, launches, and returns the launch error.
 template <class Kernel>
 cudaError_t launch(Kernel kernel, int grid, int threads, std::size_t smem, cudaStream_t stream,
                    const Params& p) {
+  smem = shared_for_cap(smem, p.blocks_per_sm);
   cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(smem));
+  if (e == cudaSuccess) e = log_occupancy(kernel, threads, smem, p.occupancy);
   if (e != cudaSuccess) return e;
   kernel<<<grid, threads, smem, stream>>>(p);
   return cudaGetLastError();

@@ -24,6 +24,7 @@ constexpr const char* kMetricNames[kMetricCount] = {"hbm_read_bytes",  "hbm_writ
                                                     "time_s"};
 constexpr const char* kHeader = "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured";
 constexpr const char* kSpreadColumns = ",measured_min,measured_max";  // optional: runs with --counter-runs
+constexpr const char* kOccupancyColumn = ",blocks_per_sm";  // optional, after them: --blocks-per-sm (empty: none)
 
 std::vector<std::string> split(const std::string& line) {
   std::vector<std::string> out;
@@ -89,10 +90,15 @@ std::string describe(const RecordedPoint& p) {
   return std::string(name(p.mapping.algo)) + " " + std::string(name(w.dtype)) + " B=" + std::to_string(w.batch) +
          " H=" + std::to_string(w.heads) + " N=" + std::to_string(w.N) + " d=" + std::to_string(w.d) +
          " Br=" + std::to_string(p.mapping.br) + " Bc=" + std::to_string(p.mapping.bc) + " L2 " +
-         (p.l2 == L2Start::warm ? "warm" : "cold");
+         (p.l2 == L2Start::warm ? "warm" : "cold") +
+         (p.mapping.blocks_per_sm > 0 ? " at most " + std::to_string(p.mapping.blocks_per_sm) + " per SM" : "");
 }
 
-std::string recorded_csv_header() { return std::string(kHeader) + kSpreadColumns; }
+std::string recorded_csv_header() { return std::string(kHeader) + kSpreadColumns + kOccupancyColumn; }
+
+std::string recorded_csv_occupancy(const Mapping& m) {
+  return m.blocks_per_sm > 0 ? std::to_string(m.blocks_per_sm) : std::string();
+}
 
 std::string recorded_csv_key(const std::string& device, const std::string& driver, const std::string& date,
                              const Workload& w, const Mapping& m, L2Start l2) {
@@ -106,12 +112,13 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
   std::istringstream in(read_input_file(path, "recorded run", "check the path"));
   std::string line;
   std::getline(in, line);
-  const bool spread = trim(line) == recorded_csv_header();
+  const bool occupancy = trim(line) == recorded_csv_header();
+  const bool spread = occupancy || trim(line) == std::string(kHeader) + kSpreadColumns;
   if (trim(line) != kHeader && !spread)
     throw UserError(path + ":1: not a recorded run: the header must be " + std::string(kHeader) + " (then " +
-                    std::string(kSpreadColumns + 1) + " if the run has them)" +
+                    std::string(kSpreadColumns + 1) + " if the run has them, then" + kOccupancyColumn + ")" +
                     "; give the CSV that `fasim compare --sweep --out FILE.csv` writes");
-  const std::size_t fields = spread ? 17 : 15;
+  const std::size_t fields = occupancy ? 18 : spread ? 17 : 15;
   std::vector<RecordedPoint> points;
   std::map<std::string, std::size_t> index;  // point key -> position
   for (int lineno = 2; std::getline(in, line); ++lineno) {
@@ -141,7 +148,8 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
       throw UserError(where + what + " '" + s + "' is not a number >= 0; fix the row");
     };
     const std::string point_key = f[0] + "," + f[1] + "," + f[2] + "," + f[3] + "," + f[4] + "," + f[5] + "," + f[6] + "," +
-                                  f[7] + "," + f[8] + "," + f[9] + "," + f[10] + "," + f[11];
+                                  f[7] + "," + f[8] + "," + f[9] + "," + f[10] + "," + f[11] +
+                                  (occupancy ? "," + f[17] : std::string());
     auto [it, fresh] = index.try_emplace(point_key, points.size());
     if (fresh) {
       RecordedPoint p;
@@ -161,6 +169,7 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
       p.mapping.br = integer(f[9], "br");
       p.mapping.bc = integer(f[10], "bc");
       p.l2 = f[11] == "warm" ? L2Start::warm : L2Start::cold;
+      if (occupancy && !f[17].empty()) p.mapping.blocks_per_sm = integer(f[17], "blocks_per_sm");
       points.push_back(std::move(p));
     }
     RecordedPoint& p = points[it->second];
@@ -240,7 +249,8 @@ void write_repredicted_csv(std::ostream& os, const std::vector<Reprediction>& re
     for (std::size_t m = 0; m < kMetricCount; ++m) {
       if (!p.measured[m]) continue;
       os << prefix << "," << name(static_cast<Metric>(m)) << "," << csv_number(r.predicted[m]) << ","
-         << cell(p.measured[m]) << "," << cell(p.measured_min[m]) << "," << cell(p.measured_max[m]) << "\n";
+         << cell(p.measured[m]) << "," << cell(p.measured_min[m]) << "," << cell(p.measured_max[m]) << ","
+         << recorded_csv_occupancy(p.mapping) << "\n";
     }
   }
 }

@@ -28,7 +28,7 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 
 const std::vector<std::string>& recorded_filter_flags() {
   static const std::vector<std::string> flags = {"--algo", "--dtype", "--batch", "--heads", "--N",
-                                                 "--d",    "--br",    "--bc",    "--l2"};
+                                                 "--d",    "--br",    "--bc",    "--l2",    "--blocks-per-sm"};
   return flags;
 }
 
@@ -72,6 +72,7 @@ std::string recorded_axis_value(const RecordedPoint& p, std::string_view flag) {
   if (flag == "--br") return std::to_string(p.mapping.br);
   if (flag == "--bc") return std::to_string(p.mapping.bc);
   if (flag == "--l2") return p.l2 == L2Start::warm ? "warm" : "cold";
+  if (flag == "--blocks-per-sm") return std::to_string(p.mapping.blocks_per_sm);  // 0: as many as fit
   throw UserError("unknown filter '" + std::string(flag) + "'; filters are " + joined(recorded_filter_flags()));
 }
 

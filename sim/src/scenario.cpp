@@ -147,6 +147,7 @@ Scenario parse_scenario(std::string_view toml_text, const std::string& origin, c
       {"bc", positive(s.bc)},
       {"double_buffer", [&](const Field& f) { s.double_buffer = f.boolean(); }},
       {"splits", non_negative(s.splits)},
+      {"blocks_per_sm", non_negative(s.blocks_per_sm)},
   };
   const std::vector<Entry> run = {
       {"seed", [&](const Field& f) { s.seed = static_cast<std::uint64_t>(f.integer(0)); }},

@@ -99,6 +99,7 @@ Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, Si
     blocks_per_sm_ = std::min(blocks_per_sm_, device_.register_bytes_per_sm / need_.registers);
   blocks_per_sm_ = std::max<std::int64_t>(blocks_per_sm_, 1);
   if (options_.compute == ComputeModel::cuda_mma) blocks_per_sm_ = 1;  // register-limited (ncu)
+  blocks_per_sm_ = capped_occupancy(blocks_per_sm_);
   machine_ = std::make_unique<Machine>(device_, hbm_, device_.matmul_flops(w.dtype), mapping_.double_buffer,
                                        options_.compute, warps_per_block(options_.compute, mapping_.br));
   if (options_.l2 == L2Start::warm) machine_->warm_inputs(mapping_.br, mapping_.bc);
@@ -141,7 +142,7 @@ void Simulation::start_kernel(double t) {
   machine_->begin_kernel();
   // The CUDA teaching kernels: each kernel its own occupancy (cuda_occupancy.hpp).
   if (options_.compute == ComputeModel::cuda_simt)
-    blocks_per_sm_ = cuda_simt_blocks_per_sm(workload_, mapping_, device_, kernel_);
+    blocks_per_sm_ = capped_occupancy(cuda_simt_blocks_per_sm(workload_, mapping_, device_, kernel_));
   KernelTime kt;
   kt.name = k.name;
   kt.grid = k.grid;

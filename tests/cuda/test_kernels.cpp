@@ -11,6 +11,7 @@
 
 #include "cuda_support.hpp"
 #include "fasim/algorithms/naive.hpp"
+#include "fasim/cuda_occupancy.hpp"
 #include "fasim/device_spec.hpp"
 #include "fasim/simulation.hpp"
 
@@ -254,4 +255,43 @@ TEST_CASE("a pad before the buffers moves them and changes nothing the kernel co
   CHECK(moved.o == plain.o);
   CHECK(moved.lse == plain.lse);
   CHECK(moved.hbm == plain.hbm);
+}
+
+TEST_CASE("a cap of one block per SM holds every version there and changes nothing it computes or counts",
+          "[cuda][occupancy]") {
+  FASIM_REQUIRE_GPU();
+  // d = 128 with 64 x 64 tiles: flash2-fp32 fits two blocks per SM, naive's
+  // scores and softmax kernels more; the cap must bring each kernel to one.
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{1, 4, 256, 128, DType::fp16};
+  const cuda::Inputs in = cuda::random_inputs(w, 5);
+  for (KernelVersion v : {KernelVersion::naive, KernelVersion::flash2, KernelVersion::flash1,
+                          KernelVersion::flash2_mma, KernelVersion::flash2_fast, KernelVersion::flash2_hopper}) {
+    CAPTURE(cuda::name(v));
+    Mapping m{cuda::algo_of(v), v == KernelVersion::flash2_hopper ? 128 : 64, 64};
+    const bool rows_fit = naive::softmax_rows_fit(w, m, dev);
+    if (const auto why = cuda::unsupported(v, w, m, rows_fit)) {
+      WARN("skipped " << cuda::name(v) << ": " << *why);
+      continue;
+    }
+    const cuda::RunResult free = cuda::run(w, m, in, {.version = v, .rows_fit = rows_fit, .count = true});
+    m.blocks_per_sm = 1;
+    const cuda::RunResult held = cuda::run(w, m, in, {.version = v, .rows_fit = rows_fit, .count = true});
+    const std::size_t kernels = v == KernelVersion::naive ? 3 : 1;
+    REQUIRE(free.blocks_per_sm.size() == kernels);
+    REQUIRE(held.blocks_per_sm == std::vector<int>(kernels, 1));
+    // The teaching versions' occupancy is what the simulator's cuda-simt model
+    // runs (sim/src/cuda_occupancy.cpp: shared memory and ptxas's registers).
+    if (v == KernelVersion::naive || v == KernelVersion::flash2 || v == KernelVersion::flash1)
+      for (std::size_t k = 0; k < kernels; ++k) {
+        CAPTURE(k);
+        CHECK(free.blocks_per_sm[k] == cuda_simt_blocks_per_sm(w, m, dev, k));
+      }
+    std::string got;
+    for (int b : free.blocks_per_sm) got += std::to_string(b) + " ";
+    std::printf("%-14s blocks per SM: %s-> 1 with --blocks-per-sm 1\n", std::string(cuda::name(v)).c_str(), got.c_str());
+    CHECK(held.o == free.o);  // each block computes the same, in the same order
+    CHECK(held.lse == free.lse);
+    CHECK(held.hbm == free.hbm);
+  }
 }

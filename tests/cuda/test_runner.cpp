@@ -63,7 +63,13 @@ TEST_CASE("a version that cannot run a shape says why in one line", "[cuda][runn
                                           {Algo::flash2, 128, 64}, true);
   REQUIRE(hopper32);
   CHECK_THAT(*hopper32, Catch::Contains("fp32"));
-  for (const std::string& line : {*why}) CHECK(line.find('\n') == std::string::npos);
+  // cuBLAS picks its own launches: --blocks-per-sm cannot hold them.
+  Mapping held{Algo::naive, 64, 64};
+  held.blocks_per_sm = 1;
+  const auto blas = cuda::unsupported(KernelVersion::naive_cublas, fp32, held, true);
+  REQUIRE(blas);
+  CHECK_THAT(*blas, Catch::Contains("--blocks-per-sm") && Catch::Contains("kernel 1"));
+  for (const std::string& line : {*why, *blas}) CHECK(line.find('\n') == std::string::npos);
 }
 
 TEST_CASE("gpu_unavailable gives a reason or nothing, and never throws", "[cuda][runner]") {

@@ -92,14 +92,19 @@ struct RecordedPoint {
 
 /// @brief Reads a long-form recorded CSV (header device,driver,date,algo,
 /// dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured, and
-/// optionally measured_min,measured_max after it). Rows of
+/// optionally measured_min,measured_max after it, and blocks_per_sm after
+/// those: Mapping::blocks_per_sm, empty for none). Rows of
 /// one point may come in any order. Throws UserError naming the file, the
 /// line and the problem.
 std::vector<RecordedPoint> read_recorded_csv(const std::string& path);
 
 /// @brief The header `fasim compare --sweep` writes: the 15 columns above,
-/// then measured_min,measured_max.
+/// then measured_min,measured_max,blocks_per_sm.
 std::string recorded_csv_header();
+
+/// @brief The blocks_per_sm cell of a recorded CSV row: m.blocks_per_sm, or
+/// empty when it is 0 (as many as fit).
+std::string recorded_csv_occupancy(const Mapping& m);
 
 /// @brief The first 12 cells of a recorded CSV row, device to l2_mode,
 /// comma-separated: what names the point (one row per metric follows it).

@@ -31,6 +31,10 @@ struct Mapping {
   /// decode: key chunks per query block, each its own thread block. 0 means
   /// the default, chosen when the Simulation starts (decode::default_splits).
   std::int64_t splits = 0;
+  /// At most this many thread blocks resident on one SM at once (a cap: a
+  /// kernel that fits fewer keeps its own number). 0: as many as fit. On the
+  /// GPU the cap is kept by asking for more shared memory per block.
+  std::int64_t blocks_per_sm = 0;
 };
 
 }  // namespace fasim

@@ -38,6 +38,7 @@ namespace fasim {
 /// bc = 64
 /// double_buffer = false  # loads of the next tile overlap compute
 /// splits = 0             # decode: key chunks per query block; 0: automatic
+/// blocks_per_sm = 0      # at most this many blocks per SM; 0: as many as fit
 /// [run]
 /// seed = 1
 /// numerics = true
@@ -59,6 +60,7 @@ struct Scenario {
   std::optional<std::int64_t> window;     ///< @brief sliding window (>= 0; 0: none)
   std::optional<std::int64_t> page_size;  ///< @brief rows per K/V page (>= 0; 0: contiguous)
   std::optional<std::int64_t> splits;     ///< @brief decode key chunks (>= 0; 0: automatic)
+  std::optional<std::int64_t> blocks_per_sm;  ///< @brief most blocks per SM (>= 0; 0: as many as fit)
   std::optional<Algo> algo;           ///< @brief algorithm (parse_algo)
   std::optional<std::int64_t> br;     ///< @brief Br, query rows per tile (positive)
   std::optional<std::int64_t> bc;     ///< @brief Bc, key/value rows per tile (positive)

@@ -3,6 +3,7 @@
 // thread block's tile program in order, and keeps the Ledger.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -110,8 +111,8 @@ class Simulation {
   const Program& program() const { return program_; }
   /// @brief Planned on-chip bytes per block (what the check against capacity used).
   const OnChipBytes& need() const { return need_; }
-  /// @brief Blocks one SM holds at once: limited by SRAM, registers and 32.
-  /// Under cuda-simt each kernel has its own (cuda_occupancy.hpp); this is
+  /// @brief Blocks one SM holds at once: limited by SRAM, registers and 32,
+  /// and by Mapping::blocks_per_sm when it is set. Under cuda-simt each kernel has its own (cuda_occupancy.hpp); this is
   /// the kernel running now, or the last one once done. KernelTime has each.
   std::int64_t blocks_per_sm() const { return blocks_per_sm_; }
   /// @brief Predicted time so far (complete once done()).
@@ -135,6 +136,10 @@ class Simulation {
   // Starts the kernel's next block in `slot` at time t; returns when it is
   // ready (t), or ReadyQueue::kIdle when the grid has no block left.
   double dispatch(std::size_t slot, double t);
+  // The blocks per SM a kernel fits, held to Mapping::blocks_per_sm if set.
+  std::int64_t capped_occupancy(std::int64_t fits) const {
+    return mapping_.blocks_per_sm > 0 ? std::min(fits, mapping_.blocks_per_sm) : fits;
+  }
 
   DeviceSpec device_;
   Workload workload_;

@@ -68,6 +68,7 @@ struct Measurement {
   std::uint64_t seed = 1;
   ByteCounts own{};                     ///< the kernels' own counters, per tensor (version 5: closed form)
   bool own_counted = true;              ///< false: `own` is the closed form, not counted (version 5)
+  std::vector<int> blocks_per_sm;       ///< blocks one SM held of each kernel (RunResult::blocks_per_sm)
   bool causal = false;                  ///< the workload was causal (matmul_flops halved)
   std::optional<HwCounters> hw;         ///< CUPTI counters (the median of hw_runs); unset if unavailable
   std::vector<HwCounters> hw_runs;      ///< every profiled range, in order (placement by placement)
@@ -95,8 +96,13 @@ struct Measurement {
 Measurement measure(const DeviceSpec& dev, const Workload& w, const Mapping& m, L2Start l2,
                     std::uint64_t seed, const MeasureOptions& options = {});
 
+/// @brief The blocks per SM the kernels got, for a summary line: "2 blocks
+/// per SM", "scores 4, softmax 8, output 2 blocks per SM" (naive), with "
+/// (held by --blocks-per-sm K)" when m.blocks_per_sm is set.
+std::string occupancy_text(const Measurement& measured, const Mapping& m);
+
 /// @brief The measurement as JSON: gpu {name, description, driver}, kernel
-/// {version, name}, l2_start, seed, hbm {read_bytes, write_bytes, by_tensor,
+/// {version, name, blocks_per_sm [one per kernel]}, l2_start, seed, hbm {read_bytes, write_bytes, by_tensor,
 /// counted, source},
 /// counters {available, reason | chip, passes, dram {read_bytes, write_bytes},
 /// l2 {read_bytes, write_bytes, read_hit_sectors, read_miss_sectors, hit_rate},

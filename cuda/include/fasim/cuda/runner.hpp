@@ -134,6 +134,10 @@ struct RunResult {
   std::vector<float> lse;  ///< flash2 versions: L = m + log l, (bh, N); else empty
   ByteCounts hbm{};        ///< the kernels' own counters (zeros unless counting); version 5: the closed form
   bool hbm_counted = true;  ///< false: hbm is naive_cublas_hbm(), not counted (version 5)
+  /// blocks one SM held of each kernel of the last counting launch, in launch
+  /// order (the CUDA occupancy calculator, for the launch's threads and shared
+  /// memory, after Mapping::blocks_per_sm's padding); empty for cuBLAS's GEMMs
+  std::vector<int> blocks_per_sm;
 };
 
 /// @brief The GPU buffers of one workload: upload once, launch many times.

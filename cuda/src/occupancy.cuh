@@ -1,0 +1,44 @@
+// Occupancy on the GPU: how many blocks of a kernel one SM holds at once, and
+// how `--blocks-per-sm K` holds a kernel to at most K. The simulator caps its
+// own count (Simulation::blocks_per_sm); here the launch asks for more dynamic
+// shared memory than the kernel uses, so that K + 1 blocks no longer fit in
+// an SM's shared memory. The extra bytes are never touched: the same loads,
+// stores and arithmetic run, only fewer blocks at a time.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "kernels.hpp"
+
+namespace fasim::cuda::kernels {
+
+/// The dynamic shared memory a launch asks for: `smem`, or, with cap > 0,
+/// at least enough that cap + 1 blocks (each with the driver's reserve) do
+/// not fit in one SM: smem + reserve > SM bytes / (cap + 1).
+inline std::size_t shared_for_cap(std::size_t smem, int cap) {
+  if (cap <= 0) return smem;
+  int device = 0, per_sm = 0, reserved = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device) != cudaSuccess)
+    return smem;  // the launch that follows reports the error
+  const std::size_t share = static_cast<std::size_t>(per_sm) / static_cast<std::size_t>(cap + 1);
+  const std::size_t least = share + 1 > static_cast<std::size_t>(reserved) ? share + 1 - reserved : 0;
+  return smem > least ? smem : least;
+}
+
+/// Adds the blocks per SM `kernel` gets with `threads` threads and `smem`
+/// bytes of dynamic shared memory to `log` (launch order; the first
+/// Occupancy::kMaxKernels kernels).
+template <class Kernel>
+cudaError_t log_occupancy(Kernel kernel, int threads, std::size_t smem, Occupancy* log) {
+  if (log == nullptr || log->kernels >= Occupancy::kMaxKernels) return cudaSuccess;
+  int blocks = 0;
+  const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem);
+  if (e == cudaSuccess) log->blocks_per_sm[log->kernels++] = blocks;
+  return e;
+}
+
+}  // namespace fasim::cuda::kernels
