@@ -92,3 +92,34 @@ TEST_CASE("cuda occupancy: --blocks-per-sm caps every kernel and moves no HBM by
   CHECK(n.time().kernels[1].blocks_per_sm == 2);  // 6 fit
   CHECK(n.time().kernels[2].blocks_per_sm == 2);  // 2 fit
 }
+
+TEST_CASE("cuda occupancy: the tensor-core version 4 holds one to four blocks, by instance", "[timing]") {
+  const DeviceSpec dev = load_device("h200");
+  // Version 4 has 2 Br threads, Q_i, K_j, V_j in fp16 with rows padded by 8,
+  // and ptxas's registers for its instance. Registers decide each instance:
+  struct Case {
+    std::int64_t br, bc, d;
+    int registers;
+    std::int64_t blocks;
+  };
+  for (const Case c : {
+           // Br = 128, 8 warps: 228 registers -> 232 x 32 = 7,424 a warp, 59,392 a block: one.
+           Case{128, 128, 128, 228, 1}, Case{128, 128, 64, 192, 1}, Case{128, 64, 128, 173, 1},
+           // 100 -> 104 x 32 = 3,328 a warp, 26,624 a block: two (shared memory allows six).
+           Case{128, 64, 64, 100, 2},
+           // Br = 64, 4 warps: 228 -> 29,696 a block: two (and 88,064 B of shared memory: two).
+           Case{64, 128, 128, 228, 2},
+           // 161 -> 168 x 32 x 4 = 21,504: three; 130 -> 17,408: three; 118 -> 15,360: four.
+           Case{64, 64, 128, 161, 3}, Case{64, 128, 64, 130, 3}, Case{64, 64, 64, 118, 4}}) {
+    CAPTURE(c.br, c.bc, c.d);
+    const Workload w{1, 16, 4096, c.d, DType::fp16};
+    const Mapping m{Algo::flash2, c.br, c.bc};
+    const CudaBlockNeed need = cuda_mma_block_need(w, m);
+    CHECK(need.threads == 2 * c.br);
+    CHECK(need.shared_bytes == (c.br + 2 * c.bc) * (c.d + 8) * 2);
+    CHECK(need.registers == c.registers);
+    CHECK(cuda_blocks_per_sm(need, dev) == c.blocks);
+    Simulation sim(dev, w, m, {.numerics = false, .compute = ComputeModel::cuda_mma});
+    CHECK(sim.blocks_per_sm() == c.blocks);
+  }
+}

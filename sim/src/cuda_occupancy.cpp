@@ -20,6 +20,14 @@ constexpr std::int64_t kRegisterUnit = 256;         // registers are given to a 
 constexpr int kFlash1Registers = 226, kFlash2Registers = 127;
 constexpr int kScoresRegisters = 32, kSoftmaxRegisters = 40, kOutputRegisters = 113;
 
+// Version 4's registers per thread by instance, from the same command on
+// cuda/src/flash2_mma.cu (fp16 and bf16 alike): its O and S fragments grow
+// with Bc and d, its warps with Br.
+int mma_registers(std::int64_t br, std::int64_t bc, std::int64_t d) {
+  if (br >= 128) return bc >= 128 ? (d >= 128 ? 228 : 192) : (d >= 128 ? 173 : 100);
+  return bc >= 128 ? (d >= 128 ? 228 : 130) : (d >= 128 ? 161 : 118);
+}
+
 }  // namespace
 
 CudaBlockNeed cuda_simt_block_need(const Workload& w, const Mapping& m, const DeviceSpec& dev, std::size_t kernel) {
@@ -39,9 +47,19 @@ CudaBlockNeed cuda_simt_block_need(const Workload& w, const Mapping& m, const De
   }
 }
 
+CudaBlockNeed cuda_mma_block_need(const Workload& w, const Mapping& m) {
+  return {(m.br + 2 * m.bc) * (w.d + 8) * w.elem_bytes(), mma_registers(m.br, m.bc, w.d),
+          static_cast<int>(2 * m.br)};
+}
+
 std::int64_t cuda_simt_blocks_per_sm(const Workload& w, const Mapping& m, const DeviceSpec& dev, std::size_t kernel) {
-  const CudaBlockNeed need = cuda_simt_block_need(w, m, dev, kernel);
-  const std::int64_t warps = kThreadsPerBlock / kWarpSize;
+  CudaBlockNeed need = cuda_simt_block_need(w, m, dev, kernel);
+  need.threads = kThreadsPerBlock;
+  return cuda_blocks_per_sm(need, dev);
+}
+
+std::int64_t cuda_blocks_per_sm(const CudaBlockNeed& need, const DeviceSpec& dev) {
+  const std::int64_t warps = std::max<std::int64_t>(1, need.threads / kWarpSize);
   const std::int64_t per_warp = (need.registers * kWarpSize + kRegisterUnit - 1) / kRegisterUnit * kRegisterUnit;
   const std::int64_t by_registers = dev.register_bytes_per_sm / 4 / (per_warp * warps);
   const std::int64_t by_shared = dev.sram_bytes_per_sm / (need.shared_bytes + kDriverSharedPerBlock);

@@ -98,7 +98,8 @@ Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, Si
   if (need_.registers > 0)
     blocks_per_sm_ = std::min(blocks_per_sm_, device_.register_bytes_per_sm / need_.registers);
   blocks_per_sm_ = std::max<std::int64_t>(blocks_per_sm_, 1);
-  if (options_.compute == ComputeModel::cuda_mma) blocks_per_sm_ = 1;  // register-limited (ncu)
+  if (options_.compute == ComputeModel::cuda_mma)  // version 4's own (cuda_occupancy.hpp)
+    blocks_per_sm_ = cuda_blocks_per_sm(cuda_mma_block_need(w, mapping_), device_);
   blocks_per_sm_ = capped_occupancy(blocks_per_sm_);
   machine_ = std::make_unique<Machine>(device_, hbm_, device_.matmul_flops(w.dtype), mapping_.double_buffer,
                                        options_.compute, warps_per_block(options_.compute, mapping_.br));

@@ -281,12 +281,15 @@ TEST_CASE("a cap of one block per SM holds every version there and changes nothi
     REQUIRE(free.blocks_per_sm.size() == kernels);
     REQUIRE(held.blocks_per_sm == std::vector<int>(kernels, 1));
     // The teaching versions' occupancy is what the simulator's cuda-simt model
-    // runs (sim/src/cuda_occupancy.cpp: shared memory and ptxas's registers).
+    // runs, version 4's what cuda-mma runs (sim/src/cuda_occupancy.cpp:
+    // shared memory and ptxas's registers).
     if (v == KernelVersion::naive || v == KernelVersion::flash2 || v == KernelVersion::flash1)
       for (std::size_t k = 0; k < kernels; ++k) {
         CAPTURE(k);
         CHECK(free.blocks_per_sm[k] == cuda_simt_blocks_per_sm(w, m, dev, k));
       }
+    if (v == KernelVersion::flash2_mma)  // and the cuda-mma model's
+      CHECK(free.blocks_per_sm[0] == cuda_blocks_per_sm(cuda_mma_block_need(w, m), dev));
     std::string got;
     for (int b : free.blocks_per_sm) got += std::to_string(b) + " ";
     std::printf("%-14s blocks per SM: %s-> 1 with --blocks-per-sm 1\n", std::string(cuda::name(v)).c_str(), got.c_str());
@@ -294,4 +297,24 @@ TEST_CASE("a cap of one block per SM holds every version there and changes nothi
     CHECK(held.lse == free.lse);
     CHECK(held.hbm == free.hbm);
   }
+}
+
+TEST_CASE("version 4 (flash2-mma) holds as many blocks per SM as the cuda-mma model says, every instance",
+          "[cuda][occupancy]") {
+  FASIM_REQUIRE_GPU();
+  const DeviceSpec dev = load_device("h100");
+  for (std::int64_t d : {64, 128})
+    for (std::int64_t br : {64, 128})
+      for (std::int64_t bc : {64, 128}) {
+        const Workload w{1, 2, 256, d, DType::bf16};
+        const Mapping m{Algo::flash2, br, bc};
+        CAPTURE(br, bc, d);
+        const cuda::RunResult r = cuda::run(w, m, cuda::random_inputs(w, 9),
+                                            {.version = KernelVersion::flash2_mma, .count = true});
+        REQUIRE(r.blocks_per_sm.size() == 1);
+        CHECK(r.blocks_per_sm[0] == cuda_blocks_per_sm(cuda_mma_block_need(w, m), dev));
+        std::printf("flash2-mma Br=%-3lld Bc=%-3lld d=%-3lld %d blocks per SM (model %lld)\n",
+                    static_cast<long long>(br), static_cast<long long>(bc), static_cast<long long>(d),
+                    r.blocks_per_sm[0], static_cast<long long>(cuda_blocks_per_sm(cuda_mma_block_need(w, m), dev)));
+      }
 }
