@@ -196,7 +196,7 @@ TEST_CASE("warp latency: cuda-simt holds the shared-memory port latency / W long
   CHECK(compute_step(plain, flops, 0) * dev.clock_hz == Approx(16000));
 }
 
-TEST_CASE("warp latency: cuda-simt charges each softmax step a fixed cost and a cost per row that other blocks hide",
+TEST_CASE("warp latency: each softmax step costs a fixed time: cuda-simt per row too and hidden by other blocks, cuda-mma not",
           "[timing]") {
   // A softmax step of 64 rows with no arithmetic: 1000 + 64 x 10 = 1640
   // cycles on the shared-memory port, counted as latency. With a second
@@ -221,10 +221,20 @@ TEST_CASE("warp latency: cuda-simt charges each softmax step a fixed cost and a 
   CHECK(softmax(simt, 64) * dev.clock_hz == Approx(1640 + 820));
   CHECK(simt.kernel_busy()[static_cast<int>(Bound::latency)] * dev.clock_hz == Approx(1640 + 820));
   CHECK(compute_step(simt, 0, 0) == 0);
-  // The tensor-core kernel's softmax is priced per exponential only.
-  Machine mma(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 8, lat);
+  // The tensor-core kernel's step holds its tensor pipe mma_step_cycles,
+  // whatever the rows, and a second block on the SM hides none of it: its
+  // step queues behind the first for the full time.
+  Machine mma(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 8,
+              WarpLatency{.mma_step_cycles = 700});
   mma.begin_kernel();
-  CHECK(softmax(mma, 64) == 0);
+  mma.occupy(0, 1);
+  CHECK(softmax(mma, 64) * dev.clock_hz == Approx(700));
+  mma.occupy(0, 1);
+  CHECK(softmax(mma, 128) * dev.clock_hz == Approx(1400));
+  CHECK(mma.kernel_busy()[static_cast<int>(Bound::latency)] * dev.clock_hz == Approx(1400));
+  Machine none(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 8, WarpLatency{.mma_step_cycles = 0});
+  none.begin_kernel();
+  CHECK(softmax(none, 64) == 0);  // without it the softmax is priced per exponential only
 }
 
 TEST_CASE("warp latency: cuda-simt pays the per-step cost once per key tile", "[timing]") {

@@ -173,6 +173,13 @@ double Machine::compute(Step& s, BlockClock& c) {
   const double per_step =
       simt && s.kind == StepKind::softmax ? simt_step_seconds(s.rows) / std::max(sm.blocks, 1) : 0.0;
   sm.latency += per_step;
+  // cuda-mma: each key step also holds the tensor pipe a fixed time, which
+  // other blocks on the SM do not hide (timing.hpp, mma_step_cycles).
+  if (compute_ == ComputeModel::cuda_mma && s.kind == StepKind::softmax) {
+    const double step = latency_.mma_step_cycles / dev_.clock_hz;
+    lat_matmul += step;
+    sm.latency += step;
+  }
   const double done =
       std::max({sm.tensor.serve(start, simt ? 0.0 : matmul / matmul_per_sm_ + lat_matmul),
                 sm.sram.serve(start, simt ? matmul * 4.0 / sram_bw_ + lat_matmul + per_step : 0.0),

@@ -93,6 +93,17 @@ struct WarpLatency {
   /// flash2 fp16 points: the least mean error, 2.9% (6.0, 6.25, 6.75, 7.0:
   /// 3.5%, 3.1%, 3.1%, 3.4%). From ncu profiles it was 5.0.
   double mma_mma_times = 6.5;
+  /// cuda-mma: SM clock cycles each key step holds the tensor pipe besides
+  /// its mma.sync work: the loop, barriers, the softmax's bookkeeping and the
+  /// rescale of O, issued by the same warps. Other blocks on the SM do not
+  /// hide it. Chosen on version 4 at tilings holding two to four blocks per
+  /// SM (docs/results/h200-2026-11-24-mma-occupancy.csv) among 500, 1000,
+  /// 1500, 2000, 3000 (with 0 to 10 more a row, hidden by other blocks or
+  /// not): with 1000 all 10 points there are within 25% (mean 14.7%), and 10
+  /// of 10 held to one block per SM (7.6%); with none, 0 of 10 (41.5% too
+  /// fast). The sweeps' tilings (Br = Bc = 128, one block per SM) wait on
+  /// other units in each step and do not move (mean 3.0%).
+  double mma_step_cycles = 1000;
   /// cuda-simt and cuda-mma: SM clock cycles per exponential of a lane (one
   /// softmax element: mask, max, exp, sum, each waiting for the last). From
   /// the same two tensor-core profiles.
