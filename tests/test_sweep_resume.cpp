@@ -85,6 +85,37 @@ TEST_CASE("resume: a file's rows go to the points they hold, in any order", "[sw
     for (const std::string& c : all.columns()) CHECK(again.at(r, c) == all.at(r, c));
 }
 
+TEST_CASE("resume: points that differ only in blocks per SM each get their own row", "[sweep][resume]") {
+  SweepSpec s;
+  s.devices = {load_device("h200")};
+  s.dtypes = {DType::fp32};
+  s.d = {128};
+  s.heads = {16};
+  s.N = {1024, 2048};  // 256 and 512 blocks: more than the SMs hold at once
+  s.br = {64};
+  s.blocks_per_sm = {1, 2};
+  const std::vector<SweepPoint> points = sweep_points(s);
+  REQUIRE(points.size() == 4);  // blocks per SM outside N
+  CHECK(points[0].blocks_per_sm == 1);
+  CHECK(points[2].blocks_per_sm == 2);
+  CHECK(describe(s, points[2]) == "N=1024 per-SM=2");
+  const SweepTable all = run_sweep(s);
+  CHECK(*row_of(all, 0).find("blocks_per_sm") == 1);
+  CHECK(*row_of(all, 2).find("blocks_per_sm") == 2);
+  CHECK(*row_of(all, 0).find("time.seconds") > *row_of(all, 2).find("time.seconds"));
+  // Rows 2 and 1 only: each lands at its own point, not at the other cap's.
+  SweepTable some;
+  for (std::size_t r : {2, 1}) some.add(row_of(all, r));
+  const auto rows = match_done_rows(s, points, some, "s.csv");
+  REQUIRE(rows.size() == 4);
+  CHECK_FALSE(rows[0].has_value());
+  REQUIRE(rows[1].has_value());
+  CHECK(*rows[1]->find("mapping.blocks_per_sm") == 1);
+  REQUIRE(rows[2].has_value());
+  CHECK(*rows[2]->find("mapping.blocks_per_sm") == 2);
+  CHECK_FALSE(rows[3].has_value());
+}
+
 TEST_CASE("resume: a file from another sweep is one error naming the fix", "[sweep][resume]") {
   const SweepSpec s = small_spec();
   const std::vector<SweepPoint> points = sweep_points(s);

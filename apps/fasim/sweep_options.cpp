@@ -16,6 +16,8 @@ void add_sweep_flags(CLI::App& sub, SweepArgs& a) {
   sub.add_option("--bc", a.bc, "Bc values, same syntax (default: as Br)");
   sub.add_option("--batch", a.batch, "Batch sizes, same syntax (default 1)");
   sub.add_option("--heads", a.heads, "Head counts, same syntax (default 1)");
+  sub.add_option("--blocks-per-sm", a.blocks_per_sm,
+                 "Most blocks on one SM at once, same syntax (default: as many as fit)");
   sub.add_option("--algo", a.algo, "Algorithms: naive,flash1,flash2 or any of them (default flash2)");
   sub.add_option("--dtype", a.dtype, "Storage types: fp32,fp16,bf16 or any of them (default fp16)");
   sub.add_option("--device", a.device, "Devices: names or .toml paths, comma-separated (default h100)");
@@ -55,6 +57,7 @@ SweepSpec build_spec(const SweepArgs& a, const CLI::App& sub) {
   s.N = ints("--N", a.N, sc.N, 1024);
   s.br = ints("--br", a.br, sc.br, std::nullopt);  // neither given: default tiles per point
   s.bc = ints("--bc", a.bc, sc.bc, std::nullopt);
+  s.blocks_per_sm = ints("--blocks-per-sm", a.blocks_per_sm, sc.blocks_per_sm, 0);
   s.options.numerics = a.numerics;  // a scenario's numerics = true is for `run`; sweeps count only
   s.options.seed = sc.seed.value_or(1);
   return s;

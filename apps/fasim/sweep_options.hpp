@@ -14,7 +14,7 @@ namespace fasim::cli {
 /// @brief Raw flag values of `fasim sweep`, as typed; each axis is text
 /// parsed by parse_int_axis or parse_name_list.
 struct SweepArgs {
-  std::string N, d, br, bc, algo, dtype, device, batch, heads, scenario, out, format, jobs;
+  std::string N, d, br, bc, algo, dtype, device, batch, heads, blocks_per_sm, scenario, out, format, jobs;
   bool numerics = false;  ///< --numerics
   bool resume = false;    ///< --resume
 };

@@ -132,10 +132,10 @@ std::vector<DType> parse_dtype_axis(std::string_view flag, std::string_view text
 }
 
 std::size_t sweep_size(const SweepSpec& s) {
-  const std::array<std::size_t, 9> sizes = {
+  const std::array<std::size_t, 10> sizes = {
       s.devices.size(), s.algos.size(),   s.dtypes.size(),
       s.batch.size(),   s.heads.size(),   s.d.size(),
-      tile_axis(s.br).size(), tile_axis(s.bc).size(), s.N.size()};
+      tile_axis(s.br).size(), tile_axis(s.bc).size(), s.blocks_per_sm.size(), s.N.size()};
   std::size_t total = 1;
   for (std::size_t n : sizes) {
     if (n != 0 && total > std::numeric_limits<std::size_t>::max() / n) return std::numeric_limits<std::size_t>::max();
@@ -164,15 +164,17 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& s) {
             for (std::int64_t d : s.d)
               for (const auto& br : brs)
                 for (const auto& bc : bcs)
-                  for (std::int64_t N : s.N) {
-                    SweepPoint p;
-                    p.device = dev;
-                    p.algo = algo;
-                    p.workload = Workload{batch, heads, N, d, dtype};
-                    p.br = br ? br : bc;  // one tile size given: square tiles, as `fasim run`
-                    p.bc = bc ? bc : br;
-                    out.push_back(p);
-                  }
+                  for (std::int64_t per_sm : s.blocks_per_sm)
+                    for (std::int64_t N : s.N) {
+                      SweepPoint p;
+                      p.device = dev;
+                      p.algo = algo;
+                      p.workload = Workload{batch, heads, N, d, dtype};
+                      p.br = br ? br : bc;  // one tile size given: square tiles, as `fasim run`
+                      p.bc = bc ? bc : br;
+                      p.blocks_per_sm = per_sm;
+                      out.push_back(p);
+                    }
   return out;
 }
 
@@ -187,6 +189,7 @@ std::string describe(const SweepSpec& s, const SweepPoint& p) {
   add(s.d.size() > 1 || one, "d=" + std::to_string(w.d));
   add(s.br.size() > 1 && p.br, "Br=" + std::to_string(p.br.value_or(0)));
   add(s.bc.size() > 1 && p.bc, "Bc=" + std::to_string(p.bc.value_or(0)));
+  add(s.blocks_per_sm.size() > 1, "per-SM=" + std::to_string(p.blocks_per_sm));
   add(s.batch.size() > 1, "batch=" + std::to_string(w.batch));
   add(s.heads.size() > 1, "heads=" + std::to_string(w.heads));
   add(s.algos.size() > 1 || one, std::string(name(p.algo)));
@@ -208,9 +211,11 @@ FlatRow run_point(const SweepSpec& s, const SweepPoint& p) {
   row.set("workload.d", w.d);
   if (p.br) row.set("mapping.br", *p.br);
   if (p.bc) row.set("mapping.bc", *p.bc);
+  row.set("mapping.blocks_per_sm", p.blocks_per_sm);
   try {
     validate_workload(w);
-    const Mapping m = p.br ? Mapping{p.algo, *p.br, p.bc.value_or(*p.br)} : default_tiles(p.algo, w, dev);
+    Mapping m = p.br ? Mapping{p.algo, *p.br, p.bc.value_or(*p.br)} : default_tiles(p.algo, w, dev);
+    m.blocks_per_sm = p.blocks_per_sm;
     Simulation sim(dev, w, m, s.options);
     sim.run();
     std::optional<NumericsResult> num;

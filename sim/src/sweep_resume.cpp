@@ -11,20 +11,23 @@ namespace {
 constexpr const char* kFix = "run the same `fasim sweep` command that wrote it, or drop --resume to start over";
 
 // The settings that identify a point; Br and Bc only when the sweep sets them
-// (otherwise each point has default tiles, which its settings determine).
-std::vector<std::string> key_columns(bool tiles) {
+// (otherwise each point has default tiles, which its settings determine), and
+// the blocks per SM only when it does.
+std::vector<std::string> key_columns(bool tiles, bool per_sm = false) {
   std::vector<std::string> cols = {"device",         "mapping.algo", "workload.dtype", "workload.batch",
                                    "workload.heads", "workload.N",   "workload.d"};
   if (tiles) cols.insert(cols.end(), {"mapping.br", "mapping.bc"});
+  if (per_sm) cols.emplace_back("mapping.blocks_per_sm");
   return cols;
 }
 
-std::string point_key(const SweepSpec& s, const SweepPoint& p, bool tiles) {
+std::string point_key(const SweepSpec& s, const SweepPoint& p, bool tiles, bool per_sm) {
   const Workload& w = p.workload;
   std::string k = s.devices.at(p.device).name + '\n' + std::string(name(p.algo)) + '\n' +
                   std::string(name(w.dtype)) + '\n' + std::to_string(w.batch) + '\n' + std::to_string(w.heads) +
                   '\n' + std::to_string(w.N) + '\n' + std::to_string(w.d);
   if (tiles) k += '\n' + std::to_string(p.br.value_or(0)) + '\n' + std::to_string(p.bc.value_or(0));
+  if (per_sm) k += '\n' + std::to_string(p.blocks_per_sm);
   return k;
 }
 
@@ -54,8 +57,9 @@ std::vector<std::optional<FlatRow>> match_done_rows(const SweepSpec& spec, const
                                                     const SweepTable& done, const std::string& path) {
   const std::string file = "--resume: '" + path + "'";
   const bool tiles = !spec.br.empty() || !spec.bc.empty();
-  const std::vector<std::string> cols = key_columns(tiles);
-  for (const std::string& c : key_columns(false))
+  const bool per_sm = spec.blocks_per_sm != std::vector<std::int64_t>{0};
+  const std::vector<std::string> cols = key_columns(tiles, per_sm);
+  for (const std::string& c : key_columns(false, per_sm))
     if (!done.has(c))
       throw UserError(file + " is not a file of this sweep: its header has no column '" + c + "'; " + kFix);
 
@@ -72,7 +76,7 @@ std::vector<std::optional<FlatRow>> match_done_rows(const SweepSpec& spec, const
   }
 
   std::unordered_map<std::string, std::size_t> index;  // point key -> point
-  for (std::size_t i = 0; i < points.size(); ++i) index.emplace(point_key(spec, points[i], tiles), i);
+  for (std::size_t i = 0; i < points.size(); ++i) index.emplace(point_key(spec, points[i], tiles, per_sm), i);
   std::vector<std::optional<FlatRow>> rows(points.size());
   for (std::size_t r = 0; r < done.size(); ++r) {
     auto it = index.find(row_key(done, r, cols));

@@ -1,5 +1,6 @@
 // Sweep: run many simulations over a grid of settings (the cartesian product
-// of value lists for N, d, Br, Bc, algorithm, dtype, device, batch, heads) and
+// of value lists for N, d, Br, Bc, algorithm, dtype, device, batch, heads,
+// blocks per SM) and
 // collect one flat row of numbers per point. `fasim sweep` is a thin layer
 // over this; lessons and benchmarks can call it directly.
 #pragma once
@@ -52,6 +53,7 @@ struct SweepSpec {
   std::vector<std::int64_t> N{1024};   ///< sequence lengths
   std::vector<std::int64_t> br;  ///< query rows per tile (see above)
   std::vector<std::int64_t> bc;  ///< key rows per tile (see above)
+  std::vector<std::int64_t> blocks_per_sm{0};  ///< Mapping::blocks_per_sm (0: as many as fit)
   SimOptions options{.numerics = false};  ///< counting only unless asked
 };
 
@@ -62,13 +64,14 @@ struct SweepPoint {
   Workload workload;  ///< the shape
   std::optional<std::int64_t> br;  ///< unset: default tiles
   std::optional<std::int64_t> bc;  ///< unset: default tiles
+  std::int64_t blocks_per_sm = 0;  ///< Mapping::blocks_per_sm (0: as many as fit)
 };
 
 /// @brief Number of points (product of the list sizes); 0 if a list is empty.
 std::size_t sweep_size(const SweepSpec& spec);
 
 /// @brief Every point, in this fixed order, outermost first (the last varies
-/// fastest): device, algo, dtype, batch, heads, d, br, bc, N. Throws
+/// fastest): device, algo, dtype, batch, heads, d, br, bc, blocks per SM, N. Throws
 /// UserError if there are more than kMaxSweepPoints.
 std::vector<SweepPoint> sweep_points(const SweepSpec& spec);
 
