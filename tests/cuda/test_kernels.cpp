@@ -108,6 +108,14 @@ void check_causal(KernelVersion v, std::initializer_list<DType> dtypes) {
     for (const Shape& s : kCausalShapes) check_version(v, t, s, true);
 }
 
+// Two runs of one configuration that may only differ in where or how many
+// blocks run at once: the same output, L and byte counts, value for value.
+void check_same_result(const cuda::RunResult& a, const cuda::RunResult& b) {
+  CHECK(a.o == b.o);
+  CHECK(a.lse == b.lse);
+  CHECK(a.hbm == b.hbm);
+}
+
 void check_all(KernelVersion v, std::initializer_list<DType> dtypes) {
   for (DType t : dtypes)
     for (const Shape& s : kShapes) check_version(v, t, s);
@@ -252,9 +260,7 @@ TEST_CASE("a pad before the buffers moves them and changes nothing the kernel co
   const cuda::RunResult plain = cuda::run(w, m, in, {.version = KernelVersion::flash2, .count = true});
   const cuda::RunResult moved =
       cuda::run(w, m, in, {.version = KernelVersion::flash2, .count = true, .pad_bytes = 3 * cuda::kPlacementStep});
-  CHECK(moved.o == plain.o);
-  CHECK(moved.lse == plain.lse);
-  CHECK(moved.hbm == plain.hbm);
+  check_same_result(moved, plain);
 }
 
 TEST_CASE("a cap of one block per SM holds every version there and changes nothing it computes or counts",
@@ -293,9 +299,7 @@ TEST_CASE("a cap of one block per SM holds every version there and changes nothi
     std::string got;
     for (int b : free.blocks_per_sm) got += std::to_string(b) + " ";
     std::printf("%-14s blocks per SM: %s-> 1 with --blocks-per-sm 1\n", std::string(cuda::name(v)).c_str(), got.c_str());
-    CHECK(held.o == free.o);  // each block computes the same, in the same order
-    CHECK(held.lse == free.lse);
-    CHECK(held.hbm == free.hbm);
+    check_same_result(held, free);  // each block computes the same, in the same order
   }
 }
 
