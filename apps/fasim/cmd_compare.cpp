@@ -343,15 +343,6 @@ void write_csv_rows(std::ostream& os, const Comparison& cmp, const std::string& 
        << recorded_csv_occupancy(cmp.config.mapping) << "\n";
 }
 
-std::string describe(const RunConfig& c) {
-  const Workload& w = c.workload;
-  return std::string(name(c.mapping.algo)) + " " + std::string(name(w.dtype)) + " B=" + std::to_string(w.batch) +
-         " H=" + std::to_string(w.heads) + " N=" + std::to_string(w.N) + " d=" + std::to_string(w.d) +
-         " Br=" + std::to_string(c.mapping.br) + " Bc=" + std::to_string(c.mapping.bc) + " L2 " +
-         (c.options.l2 == L2Start::warm ? "warm" : "cold") +
-         (c.mapping.blocks_per_sm > 0 ? " at most " + std::to_string(c.mapping.blocks_per_sm) + " per SM" : "");
-}
-
 int run_sweep(const CompareArgs& a, CLI::App* sub, const std::vector<Point>& points) {
   std::optional<AtomicFile> file;
   if (!a.out.empty()) file.emplace(a.out);  // an unwritable path fails now, before any GPU work
@@ -369,7 +360,7 @@ int run_sweep(const CompareArgs& a, CLI::App* sub, const std::vector<Point>& poi
       const auto t = cmp.rows[6].error_pct();
       char line[64];
       std::snprintf(line, sizeof line, "time %+.1f%%", t ? *t : 0.0);
-      std::cerr << "[" << done << "/" << points.size() << "] " << describe(cmp.config) << ": HBM "
+      std::cerr << "[" << done << "/" << points.size() << "] " << describe(cmp.config.workload, cmp.config.mapping, cmp.config.options.l2) << ": HBM "
                 << (cmp.hbm_exact() ? "exact" : "DIFFERS") << ", " << line
                 << (cmp.measured.hw ? "" : ", no hardware counters") << "\n";
       if (!cmp.hbm_exact() || !cmp.measured.hw) status = 1;

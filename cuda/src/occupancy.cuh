@@ -16,14 +16,25 @@ namespace fasim::cuda::kernels {
 
 /// The dynamic shared memory a launch asks for: `smem`, or, with cap > 0,
 /// at least enough that cap + 1 blocks (each with the driver's reserve) do
-/// not fit in one SM: smem + reserve > SM bytes / (cap + 1).
+/// not fit in one SM: smem + reserve > SM bytes / (cap + 1). It runs before
+/// every timed launch, so the device's figures are read once (the runner
+/// uses device 0 only).
 inline std::size_t shared_for_cap(std::size_t smem, int cap) {
   if (cap <= 0) return smem;
-  int device = 0, per_sm = 0, reserved = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device) != cudaSuccess)
-    return smem;  // the launch that follows reports the error
+  struct Figures {
+    int per_sm = 0, reserved = 0;
+    bool ok = false;
+  };
+  static const Figures f = [] {
+    Figures x;
+    int device = 0;
+    x.ok = cudaGetDevice(&device) == cudaSuccess &&
+           cudaDeviceGetAttribute(&x.per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) == cudaSuccess &&
+           cudaDeviceGetAttribute(&x.reserved, cudaDevAttrReservedSharedMemoryPerBlock, device) == cudaSuccess;
+    return x;
+  }();
+  if (!f.ok) return smem;  // the launch that follows reports the error
+  const int per_sm = f.per_sm, reserved = f.reserved;
   const std::size_t share = static_cast<std::size_t>(per_sm) / static_cast<std::size_t>(cap + 1);
   const std::size_t least = share + 1 > static_cast<std::size_t>(reserved) ? share + 1 - reserved : 0;
   return smem > least ? smem : least;

@@ -85,14 +85,15 @@ double error_pct(double predicted, double measured) {
   return (predicted - measured) / measured * 100;
 }
 
-std::string describe(const RecordedPoint& p) {
-  const Workload& w = p.workload;
-  return std::string(name(p.mapping.algo)) + " " + std::string(name(w.dtype)) + " B=" + std::to_string(w.batch) +
+std::string describe(const Workload& w, const Mapping& m, L2Start l2) {
+  return std::string(name(m.algo)) + " " + std::string(name(w.dtype)) + " B=" + std::to_string(w.batch) +
          " H=" + std::to_string(w.heads) + " N=" + std::to_string(w.N) + " d=" + std::to_string(w.d) +
-         " Br=" + std::to_string(p.mapping.br) + " Bc=" + std::to_string(p.mapping.bc) + " L2 " +
-         (p.l2 == L2Start::warm ? "warm" : "cold") +
-         (p.mapping.blocks_per_sm > 0 ? " at most " + std::to_string(p.mapping.blocks_per_sm) + " per SM" : "");
+         " Br=" + std::to_string(m.br) + " Bc=" + std::to_string(m.bc) + " L2 " +
+         (l2 == L2Start::warm ? "warm" : "cold") +
+         (m.blocks_per_sm > 0 ? " at most " + std::to_string(m.blocks_per_sm) + " per SM" : "");
 }
+
+std::string describe(const RecordedPoint& p) { return describe(p.workload, p.mapping, p.l2); }
 
 std::string recorded_csv_header() { return std::string(kHeader) + kSpreadColumns + kOccupancyColumn; }
 

@@ -131,7 +131,10 @@ std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, co
 /// recorded one; measured values as recorded.
 void write_repredicted_csv(std::ostream& os, const std::vector<Reprediction>& reps);
 
-/// @brief "flash2 fp16 B=1 H=16 N=4096 d=64 Br=128 Bc=64 L2 cold".
+/// @brief "flash2 fp16 B=1 H=16 N=4096 d=64 Br=128 Bc=64 L2 cold", and
+/// " at most K per SM" when m.blocks_per_sm is K > 0.
+std::string describe(const Workload& w, const Mapping& m, L2Start l2);
+/// @brief describe() of a recorded point's settings.
 std::string describe(const RecordedPoint& p);
 
 /// @brief A metric of a point whose error is outside its bar.
