@@ -389,8 +389,10 @@ Action add_compare(CLI::App& app) {
   sub->add_option("--batch", a->batch, std::string("Batch size (default 1)") + ints);
   sub->add_option("--heads", a->heads, std::string("Heads (default 1)") + ints);
   sub->add_option("--dtype", a->dtype, "Storage type: fp32 | fp16 | bf16 (default fp16); with --sweep a list");
-  sub->add_option("--br", a->br, std::string("Br, query rows per tile (default: largest power of two <= 128 that fits)") + ints);
-  sub->add_option("--bc", a->bc, std::string("Bc, key/value rows per tile (default: as Br)") + ints);
+  sub->add_option("--br", a->br,
+                  std::string("Br, query rows per tile (default: Bc if --bc is given; else the largest power of two <= 128 that fits, at most the query rows rounded up to a power of two; flash1: the paper's min(Bc, d))") + ints);
+  sub->add_option("--bc", a->bc,
+                  std::string("Bc, key/value rows per tile (default: Br if --br is given; else as Br's default, with the keys in place of N; flash1: the paper's ceil(M / 4d))") + ints);
   sub->add_option("--blocks-per-sm", a->blocks_per_sm,
                   std::string("At most this many blocks on one SM, in the simulator and on the GPU (default: as "
                               "many as fit)") + ints);
@@ -410,7 +412,7 @@ Action add_compare(CLI::App& app) {
   sub->add_option("--recorded", a->recorded,
                   "Predict a recorded run (long-form CSV from --sweep) again; no GPU needed. The device is --device, "
                   "else NAME-measured.toml beside NAME-sweep.csv. --algo, --dtype, --batch, --heads, --N, --d, "
-                  "--br, --bc, --l2 (one value each) pick points; --json prints the fit as JSON");
+                  "--br, --bc, --l2, --blocks-per-sm (one value each) pick points; --json prints the fit as JSON");
   sub->add_option("--misses", a->misses, "With --recorded: write the points outside their bars to this CSV");
   sub->add_option("--runs", a->runs, "Timed runs per point; the time is their median (default 20, at least 20)")
       ->check(CLI::Range(20, 100000));
@@ -432,7 +434,8 @@ Action add_compare(CLI::App& app) {
       "timed runs (time); blocks_per_sm as --blocks-per-sm gave it, empty when not given.\n"
       "Near the L2's size the GPU's DRAM bytes depend on the buffers' physical pages: give --placements 8 to see\n"
       "by how much (docs/results/h200-2026-11-23-flash1-placement.md).\n"
-      "Exit 0: HBM exact everywhere; 1: a difference, no counters, or a GPU failure.");
+      "Exit 0: HBM exact everywhere (with --recorded: the points were predicted again); 1: a difference, no\n"
+      "counters, or a GPU failure; 2: bad input, or no GPU to run on (no NVIDIA driver, or a build without CUDA).");
 
   return [a, sub]() -> int {
     if (!a->recorded.empty()) {

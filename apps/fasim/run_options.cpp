@@ -42,9 +42,12 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
   app.add_option("--batch", f.batch, "Batch size (default 1)")->check(integer);
   app.add_option("--heads", f.heads, "Heads (default 1)")->check(integer);
   app.add_option("--dtype", f.dtype, "Storage type: fp32 | fp16 | bf16 (default fp16)");
-  app.add_option("--br", f.br, "Br, query rows per tile (default: largest power of two <= 128 that fits)")
+  app.add_option("--br", f.br,
+                 "Br, query rows per tile (default: Bc if --bc is given; else the largest power of two <= 128 that fits, at most the query rows rounded up to a power of two; flash1: the paper's min(Bc, d))")
       ->check(integer);
-  app.add_option("--bc", f.bc, "Bc, key/value rows per tile (default: as Br)")->check(integer);
+  app.add_option("--bc", f.bc,
+                 "Bc, key/value rows per tile (default: Br if --br is given; else as Br's default, with the keys in place of N; flash1: the paper's ceil(M / 4d))")
+      ->check(integer);
   app.add_option("--device", f.device, "Device name (see `fasim devices`) or path to a .toml (default h100)");
   app.add_option("--scenario", f.scenario, "TOML file with the same settings; flags override it");
   app.add_option("--seed", f.seed, "Seed of the random inputs (default 1)")->check(whole_number<std::uint64_t>());
