@@ -313,6 +313,28 @@ TEST_CASE("fasim run --device: a built-in name or a user's TOML file", "[cli]") 
   }
 }
 
+TEST_CASE("fasim run --device: figures past any GPU exit 2 with one line, not a crash", "[cli]") {
+  ScratchDir dir;
+  const std::string toy = fasim::test::read_text(kSourceDir + "/configs/devices/toy.toml");
+  auto device = [&](const std::string& name, const std::string& from, const std::string& to) {
+    const std::string text = std::regex_replace(toy, std::regex(from), to);
+    REQUIRE(text != toy);
+    fasim::test::write_text(dir.file(name), text);
+    return dir.file(name);
+  };
+  // 2^62-byte lines and L2 in 4 partitions: line x partitions wrapped to 0 and divided (SIGFPE).
+  const std::string l2 = device("l2.toml", "bytes = 65536 .*\nline_bytes = 128 ",
+                                "bytes = 4611686018427387904\nline_bytes = 4611686018427387904\npartitions = 4 ");
+  require_user_error(run_fasim({"run", "--device", l2, "--N", "64"}),
+                     {"l2.toml:", "[l2] bytes must be at most 1099511627776 bytes", "lower it"});
+  // 10^12 SMs: std::bad_alloc, exit 1.
+  const std::string sms = device("sms.toml", "sm_count = 4 ", "sm_count = 1000000000000 ");
+  require_user_error(run_fasim({"run", "--device", sms, "--N", "64"}), {"[compute] sm_count must be at most 4096"});
+  // 1e305 GHz was accepted as an infinite clock.
+  const std::string clock = device("clock.toml", "clock_ghz = 1.0 ", "clock_ghz = 1e305 ");
+  require_user_error(run_fasim({"run", "--device", clock, "--N", "64"}), {"[compute] clock_ghz must be at most 100 GHz"});
+}
+
 // ------------------------------------------------------------- bad input
 
 TEST_CASE("fasim: bad input gives one error line and exit code 2", "[cli]") {
