@@ -27,6 +27,16 @@
 #include "fasim/tiling.hpp"
 #include "fasim/trace_reader.hpp"
 
+// Clang spells "built with AddressSanitizer" differently from GCC.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FASIM_TEST_HAS_ASAN 1
+#endif
+#endif
+#ifndef FASIM_TEST_HAS_ASAN
+#define FASIM_TEST_HAS_ASAN 0
+#endif
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 using fasim::test::ProcessResult;
@@ -675,6 +685,22 @@ TEST_CASE("fasim run --trace writes a whole trace that reads back", "[cli]") {
     CHECK(fasim::test::read_text(path).size() == text.size());
     CHECK(dir.entries() == std::vector<std::string>{name});
   }
+}
+
+TEST_CASE("fasim run: input that is not a file, or no memory left, is one line and exit 2", "[cli]") {
+  // /dev/zero was read until memory ran out.
+  require_user_error(run_fasim({"run", "--scenario", "/dev/zero"}, std::nullopt, std::chrono::seconds(20)),
+                     {"cannot read scenario file '/dev/zero': it is not a regular file", "check the path"});
+  // 150 MB of address space: the program starts (it needs under 40 MB), but
+  // the values of this shape (about 300 MB) cannot be allocated. std::bad_alloc
+  // was "fasim: error: std::bad_alloc", exit 1.
+#if defined(__SANITIZE_ADDRESS__) || FASIM_TEST_HAS_ASAN
+  WARN("skipped the out-of-memory case: AddressSanitizer needs more address space than the limit");
+#else
+  fasim::test::ChildProcess child("/bin/sh", {"-c", "ulimit -v 150000 && exec \"$0\" run --N 65536 --d 128 --heads 4",
+                                              FASIM_BINARY});
+  require_user_error(child.wait(std::chrono::seconds(60)), {"out of memory", "try --no-numerics"});
+#endif
 }
 
 TEST_CASE("fasim run: Ctrl-C while writing a trace leaves no file", "[cli]") {
