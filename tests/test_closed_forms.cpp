@@ -251,6 +251,32 @@ TEST_CASE("flash1 default tiles are the paper's Bc = ceil(M/4d), Br = min(Bc, d)
   CHECK_FALSE(fits(algorithm(Algo::flash1).need(w3, bigger, tight), tight));
 }
 
+TEST_CASE("flash1 default tiles hold no more keys than there are", "[flash1][tiling]") {
+  const DeviceSpec dev = load_device("h100");
+  // N = 64: the paper's Bc is 454 (see above), 7 times the keys. Capped by the
+  // next power of two >= N_kv, as flash2's default: Bc = 64, Br = min(64, d) = 64,
+  // and SRAM (64 + 2*64)*64*2 = 24,576 B, flash2's, not (64 + 2*454)*64*2 = 124,416 B.
+  const Workload w{1, 1, 64, 64, DType::fp16};
+  const Mapping m = default_tiles(Algo::flash1, w, dev);
+  CHECK(m.br == 64);
+  CHECK(m.bc == 64);
+  CHECK(algorithm(Algo::flash1).need(w, m, dev).shared == 24576);
+  CHECK(algorithm(Algo::flash1).need(w, m, dev).shared == algorithm(Algo::flash2).need(w, default_tiles(Algo::flash2, w, dev), dev).shared);
+  // 100 keys round up to 128; 16 queries cap Br at 16 (not min(Bc, d) = 64).
+  CHECK(default_tiles(Algo::flash1, Workload{1, 1, 100, 64, DType::fp16}, dev).bc == 128);
+  const Workload few{1, 1, 16, 64, DType::fp16, 0, 4096};
+  CHECK(default_tiles(Algo::flash1, few, dev).br == 16);
+  CHECK(default_tiles(Algo::flash1, few, dev).bc == 454);
+  // A 1 GiB SRAM: the paper's Bc is 2^30 / 2 / 256 = 2,097,152 for 2^24 keys;
+  // registers decide: (64 Bc + 64*64 + 2*64)*4 <= 262,144 B gives Bc = 958.
+  DeviceSpec big = dev;
+  big.sram_bytes_per_sm = big.sram_bytes_per_block = std::int64_t{1} << 30;
+  const Workload huge{1, 1, std::int64_t{1} << 24, 64, DType::fp16};
+  const Mapping t = default_tiles(Algo::flash1, huge, big);
+  CHECK(t.br == 64);
+  CHECK(t.bc == 958);
+}
+
 // Large shapes: counts stay exact, with no overflow, at N = 2^20 and
 // batch*heads = 2^10 (naive's S alone is then 2^51 bytes). A device with room
 // for any tile lets a tile span a quarter of a head, so the run takes about

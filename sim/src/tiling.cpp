@@ -39,6 +39,24 @@ std::int64_t floor_pow2(std::int64_t limit) {
   return static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(limit)));
 }
 
+// Smallest power of two >= n (1 for n < 1): the default tiles' cap for n rows.
+std::int64_t ceil_pow2(std::int64_t n) {
+  return static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(n, 1))));
+}
+
+// Largest x in [1, hi] with ok(x), for an ok that holds up to some x and
+// not above it; 0 if ok(1) fails. Bisection: hi may be hundreds of millions.
+template <typename F>
+std::int64_t largest_while(std::int64_t hi, F ok) {
+  std::int64_t lo = 0;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (ok(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 }  // namespace
 
 bool fits(const OnChipBytes& need, const DeviceSpec& dev) {
@@ -47,20 +65,21 @@ bool fits(const OnChipBytes& need, const DeviceSpec& dev) {
 
 Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev) {
   if (algo == Algo::flash1) {
-    // The paper's choice, Bc = ceil(M / 4d) and Br = min(Bc, d), shrunk
-    // until it fits (the paper counts only Q, K, V, O tiles in SRAM).
-    Mapping m = flash1::paper_tiles(w, dev);
-    for (std::int64_t bc = m.bc; bc >= 1; --bc) {
-      const Mapping t{algo, std::min(bc, w.d), bc};
-      if (fits(need_of(w, t, dev), dev)) return t;
-    }
+    // The paper's choice, Bc = ceil(M / 4d) and Br = min(Bc, d), but no more
+    // keys than there are (nor query rows), rounded up to a power of two as
+    // the other algorithms' caps are: a 454-row key tile for 64 keys modelled
+    // SRAM and occupancy for keys that do not exist. Then the largest Bc
+    // that fits (the paper counts only Q, K, V, O tiles in SRAM); the need
+    // grows with Bc, so bisection finds it.
+    const std::int64_t cap_r = ceil_pow2(w.N);
+    auto tile = [&](std::int64_t bc) { return Mapping{algo, std::min({bc, w.d, cap_r}), bc}; };
+    const std::int64_t hi = std::min(flash1::paper_tiles(w, dev).bc, ceil_pow2(w.n_keys()));
+    const std::int64_t bc = largest_while(hi, [&](std::int64_t x) { return fits(need_of(w, tile(x), dev), dev); });
+    if (bc > 0) return tile(bc);
   }
   // Br is capped by the query rows (decode: a GQA group's packed rows), Bc by
   // the keys; with N_kv = N both caps are the same and the tile is square.
-  auto cap = [](std::int64_t n) {
-    return std::min<std::int64_t>(
-        128, static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(n, 1)))));
-  };
+  auto cap = [](std::int64_t n) { return std::min<std::int64_t>(128, ceil_pow2(n)); };
   const std::int64_t cap_r = cap(algo == Algo::decode ? decode::packed_rows(w) : w.N);
   const std::int64_t cap_c = cap(w.n_keys());
   for (std::int64_t t = floor_pow2(std::max(cap_r, cap_c)); t >= 1; t /= 2) {
