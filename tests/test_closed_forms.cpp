@@ -34,6 +34,7 @@
 #include "fasim/error.hpp"
 #include "fasim/tiling.hpp"
 #include "fasim/simulation.hpp"
+#include "user_error_text.hpp"
 
 using namespace fasim;
 
@@ -188,6 +189,41 @@ TEST_CASE("peak on-chip use equals the planned need", "[sram]") {
   Simulation f(dev, Workload{1, 1, 256, 128, DType::fp16}, Mapping{Algo::flash2, 64, 64}, {.numerics = false});
   CHECK(f.need().shared == (64 + 2 * 64) * 128 * 2);
   CHECK(f.need().registers == (64 * 64 + 64 * 128 + 2 * 64) * 4);
+}
+
+TEST_CASE("double buffering holds a second K and V tile in SRAM", "[sram]") {
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{1, 2, 4096, 128, DType::fp16};
+  // Q_i plus K_j, V_j and K_j+1, V_j+1: (Br + 4 Bc) d e, and the tiles held are as planned.
+  for (Algo a : {Algo::flash1, Algo::flash2, Algo::decode}) {
+    Mapping m{a, 64, 64};
+    m.double_buffer = true;
+    if (a == Algo::decode) m.splits = 1;  // one kernel: the split kernel's need alone
+    Simulation sim(dev, w, m, {.numerics = false});
+    CHECK(sim.need().shared == (64 + 4 * 64) * 128 * 2);
+    sim.run();
+    CHECK(sim.ledger().peak_sram_bytes() == sim.need().shared);
+  }
+  // 64 x 64 tiles: 49,152 B without, 81,920 B with; of 233,472 B per SM,
+  // four blocks become two (registers, 49,664 B of 262,144, would allow five).
+  Mapping m{Algo::flash2, 64, 64};
+  CHECK(Simulation(dev, w, m, {.numerics = false}).blocks_per_sm() == 4);
+  m.double_buffer = true;
+  CHECK(Simulation(dev, w, m, {.numerics = false}).blocks_per_sm() == 2);
+  // Default tiles fit the second buffers: d = 256 takes 128 x 128 without
+  // ((128 + 256) * 256 * 2 = 196,608 B), 64 x 64 with ((128 + 512) * 512 = 327,680 B does not fit).
+  const Workload wide{1, 1, 4096, 256, DType::fp16};
+  CHECK(default_tiles(Algo::flash2, wide, dev).bc == 128);
+  Mapping base{.algo = Algo::flash2, .double_buffer = true};
+  const Mapping t = default_tiles(base, wide, dev);
+  CHECK((t.br == 64 && t.bc == 64 && t.double_buffer));
+  // Tiles that fit only without the second buffers are refused, and the
+  // suggestions count them: (12 + 4*224) * 128 * 2 = 232,448 B, the capacity.
+  Mapping big{Algo::flash2, 128, 224};
+  big.double_buffer = true;
+  CHECK_THAT(fasim::test::error_of([&] { validate(Workload{1, 1, 4096, 128, DType::fp16}, big, dev); }),
+             Catch::Matchers::Contains("need 262,144 B of SRAM per block with --double-buffer's second K and V tiles") &&
+                 Catch::Matchers::Contains("largest that fit: --br 12 with --bc 224, or --bc 192 with --br 128, or --br 176 --bc 176"));
 }
 
 // flash1 (one block per head; key blocks j outer, query blocks i inner):

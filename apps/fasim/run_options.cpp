@@ -122,17 +122,20 @@ RunConfig resolve(const RunFlags& f) {
   std::optional<std::int64_t> bc = f.given("--bc") ? std::optional(f.bc) : sc.bc;
   if (br && !bc) bc = br;
   if (bc && !br) br = bc;
-  validate_workload(w);  // before choosing tiles, so a bad N or d is named as such
-  const Mapping tiles = br ? Mapping{m.algo, *br, *bc} : default_tiles(m.algo, w, c.device);
-  m.br = tiles.br;
-  m.bc = tiles.bc;
-
   m.double_buffer = m.double_buffer || f.double_buffer;
   pick("--splits", f.splits, m.splits);
   if (f.given("--blocks-per-sm") && f.blocks_per_sm <= 0)
     throw UserError("--blocks-per-sm must be a positive integer, got " + std::to_string(f.blocks_per_sm) +
                     "; pass e.g. --blocks-per-sm 1, or leave it out for as many blocks as fit");
   pick("--blocks-per-sm", f.blocks_per_sm, m.blocks_per_sm);
+  validate_workload(w);  // before choosing tiles, so a bad N or d is named as such
+  // After double_buffer: its second K/V buffers must fit beside the tiles.
+  if (br) {
+    m.br = *br;
+    m.bc = *bc;
+  } else {
+    m = default_tiles(m, w, c.device);
+  }
   if (f.given("--l2")) {
     if (f.l2 != "cold" && f.l2 != "warm")
       throw UserError("unknown L2 start '" + f.l2 + "'; use --l2 cold or --l2 warm");

@@ -221,10 +221,13 @@ FlatRow run_point(const SweepSpec& s, const SweepPoint& p) {
     validate_workload(w);
     Mapping m = s.mapping;  // double_buffer and splits as the base point has them
     m.algo = p.algo;
-    const Mapping tiles = p.br ? Mapping{p.algo, *p.br, p.bc.value_or(*p.br)} : default_tiles(p.algo, w, dev);
-    m.br = tiles.br;
-    m.bc = tiles.bc;
     m.blocks_per_sm = p.blocks_per_sm;
+    if (p.br) {
+      m.br = *p.br;
+      m.bc = p.bc.value_or(*p.br);
+    } else {
+      m = default_tiles(m, w, dev);  // tiles that fit with its double buffer
+    }
     Simulation sim(dev, w, m, s.options);
     sim.run();
     std::optional<NumericsResult> num;

@@ -63,7 +63,23 @@ bool fits(const OnChipBytes& need, const DeviceSpec& dev) {
   return need.shared <= dev.sram_bytes_per_block && need.registers <= dev.register_bytes_per_block;
 }
 
+namespace {
+// `m` with other tiles: double_buffer, splits and the rest stay, since they
+// change what the tiles need.
+Mapping with_tiles(const Mapping& m, std::int64_t br, std::int64_t bc) {
+  Mapping t = m;
+  t.br = br;
+  t.bc = bc;
+  return t;
+}
+}  // namespace
+
 Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev) {
+  return default_tiles(Mapping{.algo = algo}, w, dev);
+}
+
+Mapping default_tiles(const Mapping& base, const Workload& w, const DeviceSpec& dev) {
+  const Algo algo = base.algo;
   if (algo == Algo::flash1) {
     // The paper's choice, Bc = ceil(M / 4d) and Br = min(Bc, d), but no more
     // keys than there are (nor query rows), rounded up to a power of two as
@@ -72,7 +88,7 @@ Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev) {
     // that fits (the paper counts only Q, K, V, O tiles in SRAM); the need
     // grows with Bc, so bisection finds it.
     const std::int64_t cap_r = ceil_pow2(w.N);
-    auto tile = [&](std::int64_t bc) { return Mapping{algo, std::min({bc, w.d, cap_r}), bc}; };
+    auto tile = [&](std::int64_t bc) { return with_tiles(base, std::min({bc, w.d, cap_r}), bc); };
     const std::int64_t hi = std::min(flash1::paper_tiles(w, dev).bc, ceil_pow2(w.n_keys()));
     const std::int64_t bc = largest_while(hi, [&](std::int64_t x) { return fits(need_of(w, tile(x), dev), dev); });
     if (bc > 0) return tile(bc);
@@ -83,7 +99,7 @@ Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev) {
   const std::int64_t cap_r = cap(algo == Algo::decode ? decode::packed_rows(w) : w.N);
   const std::int64_t cap_c = cap(w.n_keys());
   for (std::int64_t t = floor_pow2(std::max(cap_r, cap_c)); t >= 1; t /= 2) {
-    Mapping m{algo, std::min(t, cap_r), std::min(t, cap_c)};
+    Mapping m = with_tiles(base, std::min(t, cap_r), std::min(t, cap_c));
     // Paged K/V: a Bc that is a multiple of the page size (or divides it)
     // never splits a page between two tiles, so no tile takes an extra load.
     if (const std::int64_t P = w.page_size; P > 0) {
@@ -208,19 +224,17 @@ void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
   check_hbm_capacity(w, m, dev);
   const OnChipBytes need = need_of(w, m, dev);
   if (fits(need, dev)) return;
-  const std::int64_t br_fit = largest_fitting(m.br, dev, [&](std::int64_t x) {
-    return need_of(w, Mapping{m.algo, x, m.bc}, dev);
-  });
-  const std::int64_t bc_fit = largest_fitting(m.bc, dev, [&](std::int64_t x) {
-    return need_of(w, Mapping{m.algo, m.br, x}, dev);
-  });
-  const std::int64_t sq_fit = largest_fitting(std::max(m.br, m.bc), dev, [&](std::int64_t x) {
-    return need_of(w, Mapping{m.algo, x, x}, dev);
-  });
+  const std::int64_t br_fit =
+      largest_fitting(m.br, dev, [&](std::int64_t x) { return need_of(w, with_tiles(m, x, m.bc), dev); });
+  const std::int64_t bc_fit =
+      largest_fitting(m.bc, dev, [&](std::int64_t x) { return need_of(w, with_tiles(m, m.br, x), dev); });
+  const std::int64_t sq_fit =
+      largest_fitting(std::max(m.br, m.bc), dev, [&](std::int64_t x) { return need_of(w, with_tiles(m, x, x), dev); });
   std::string msg = std::string(name(m.algo)) + " tiles Br=" + std::to_string(m.br) +
                     ", Bc=" + std::to_string(m.bc) + " (d=" + std::to_string(w.d) + ", " +
                     std::string(name(w.dtype)) + ") do not fit " + dev.name + ": need " +
-                    with_commas(need.shared) + " B of SRAM per block (capacity " +
+                    with_commas(need.shared) + " B of SRAM per block" +
+                    (m.double_buffer ? " with --double-buffer's second K and V tiles" : "") + " (capacity " +
                     with_commas(dev.sram_bytes_per_block) + " B) and " +
                     with_commas(need.registers) + " B of registers (capacity " +
                     with_commas(dev.register_bytes_per_block) + " B); ";

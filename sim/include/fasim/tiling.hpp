@@ -23,6 +23,10 @@ bool fits(const OnChipBytes& need, const DeviceSpec& dev);
 /// down to a multiple (or a divisor) of the page size. splits stays 0 (automatic).
 /// Throws UserError if not even 1 fits.
 Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev);
+/// @brief default_tiles for `base` (its algorithm): its other settings
+/// (double_buffer, splits, blocks_per_sm) are kept, and the tiles are chosen
+/// to fit with them (double buffering holds two more K/V tiles).
+Mapping default_tiles(const Mapping& base, const Workload& w, const DeviceSpec& dev);
 
 /// @brief Checks the shape alone (positive, and small enough that every count
 /// fits in 64 bits; kv_heads divides heads; N_kv, window, page_size not
