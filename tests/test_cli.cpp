@@ -517,6 +517,19 @@ TEST_CASE("fasim: out-of-range numbers, unknown commands and unused bad flags ar
   SECTION("an N that overflows int64 is blamed on the tiles") {
     require_user_error(run_fasim({"run", "--N", "99999999999999999999"}), {"--N", "99999999999999999999"});
   }
+  SECTION("compare --seed -1 wrapped around as run's once did") {
+    require_user_error(run_fasim({"compare", "--seed", "-1"}), {"--seed", "'-1' is not a non-negative whole number"});
+  }
+  SECTION("compare --row was accepted and never used") {
+    require_user_error(run_fasim({"compare", "--row", "3"}), {"--row", "fasim compare --help"});
+  }
+  SECTION("an N past 2^24 without --N-kv was called N_kv") {
+    const ProcessResult r = run_fasim({"run", "--N", "99999999999", "--no-numerics"});
+    require_user_error(r, {"N=99999999999 is too large", "use a smaller --N"});
+    CHECK_FALSE(contains(r.err, "N_kv"));
+    require_user_error(run_fasim({"run", "--N-kv", "99999999999", "--no-numerics"}),
+                       {"N_kv=99999999999 is too large", "use a smaller --N-kv"});
+  }
 }
 
 // ------------------------------------------------------------------ --help

@@ -11,28 +11,6 @@
 
 namespace fasim::cli {
 
-namespace {
-
-// CLI11 2.1 clamps integers that overflow and wraps negative unsigned values;
-// check the text itself first so "--N 99999999999999999999" or "--seed -1"
-// is named as the problem.
-template <typename T>
-CLI::Validator whole_number() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        T value{};
-        const char* end = text.data() + text.size();
-        auto [ptr, ec] = std::from_chars(text.data(), end, value);
-        if (ec == std::errc::result_out_of_range) return "'" + text + "' is out of range";
-        if (ec != std::errc() || ptr != end)
-          return "'" + text + "' is not a " + (std::is_signed_v<T> ? "whole number" : "non-negative whole number");
-        return {};
-      },
-      "");  // no description: CLI11 would print it after the type (INT:INT)
-}
-
-}  // namespace
-
 void add_run_flags(CLI::App& app, RunFlags& f) {
   f.app = &app;
   const CLI::Validator integer = whole_number<std::int64_t>();

@@ -147,11 +147,13 @@ void validate_workload(const Workload& w) {
     throw UserError("--heads " + heads + " is not a multiple of --kv-heads " + std::to_string(w.kv_heads) +
                     "; use a divisor of " + heads + ", e.g. --kv-heads " + std::to_string(divisor));
   }
-  if (w.n_keys() > (std::int64_t{1} << 24))
-    throw UserError("N_kv=" + std::to_string(w.n_keys()) + " is too large; fasim supports N_kv up to 16,777,216");
-  // Keep every byte and FLOP count far inside int64: N <= 2^24, d <= 2^16, bh <= 2^20.
+  // Keep every byte and FLOP count far inside int64: N, N_kv <= 2^24, d <= 2^16, bh <= 2^20.
+  // N first: with N_kv left out (0) the key length is N, and the flag to change is --N.
   if (w.N > (std::int64_t{1} << 24))
-    throw UserError("N=" + std::to_string(w.N) + " is too large; fasim supports N up to 16,777,216");
+    throw UserError("N=" + std::to_string(w.N) + " is too large; fasim supports N up to 16,777,216, use a smaller --N");
+  if (w.N_kv > (std::int64_t{1} << 24))
+    throw UserError("N_kv=" + std::to_string(w.N_kv) +
+                    " is too large; fasim supports N_kv up to 16,777,216, use a smaller --N-kv");
   if (w.d > 65536) throw UserError("d=" + std::to_string(w.d) + " is too large; use d <= 65536");
   if (w.bh() > (std::int64_t{1} << 20))
     throw UserError("batch*heads=" + std::to_string(w.bh()) + " is too large; use at most 1,048,576");
