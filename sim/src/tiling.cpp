@@ -253,15 +253,17 @@ void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
 double execute_bytes(const Workload& w, const Mapping& m) {
   // Q, O and K, V as stored (HbmValues: e bytes an element), what the fp64
   // reference holds at a time (reference.hpp), plus S and P (as stored) for
-  // naive and the fp32 partials of decode (at most one per key tile). In
+  // naive and decode's fp32 partials Opart and Lpart, one set per split when
+  // there are two or more (the Simulation resolves splits = 0 before asking;
+  // unresolved, every key tile is counted, the most there can be). In
   // double: the point is to refuse shapes whose product would not fit anyway.
   const double n = static_cast<double>(w.N), nk = static_cast<double>(w.n_keys()), d = static_cast<double>(w.d);
   const double bh = static_cast<double>(w.bh()), bh_kv = static_cast<double>(w.bh_kv());
   const double e = static_cast<double>(w.elem_bytes());
   double bytes = 2 * bh * n * d * e + 2 * bh_kv * nk * d * e + reference_bytes(w);
   if (m.algo == Algo::naive) bytes += 2 * bh * n * nk * e;
-  if (m.algo == Algo::decode)
-    bytes += bh * n * (d + 1) * 4 * static_cast<double>(std::max<std::int64_t>(m.splits, ceil_div(w.n_keys(), m.bc)));
+  const std::int64_t splits = m.splits > 0 ? m.splits : ceil_div(w.n_keys(), m.bc);
+  if (m.algo == Algo::decode && splits > 1) bytes += bh * n * (d + 1) * 4 * static_cast<double>(splits);
   return bytes;
 }
 
