@@ -34,6 +34,7 @@
 #include "fasim/error.hpp"
 #include "fasim/tiling.hpp"
 #include "fasim/simulation.hpp"
+#include "user_error_text.hpp"
 
 using namespace fasim;
 
@@ -190,6 +191,41 @@ TEST_CASE("peak on-chip use equals the planned need", "[sram]") {
   CHECK(f.need().registers == (64 * 64 + 64 * 128 + 2 * 64) * 4);
 }
 
+TEST_CASE("double buffering holds a second K and V tile in SRAM", "[sram]") {
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{1, 2, 4096, 128, DType::fp16};
+  // Q_i plus K_j, V_j and K_j+1, V_j+1: (Br + 4 Bc) d e, and the tiles held are as planned.
+  for (Algo a : {Algo::flash1, Algo::flash2, Algo::decode}) {
+    Mapping m{a, 64, 64};
+    m.double_buffer = true;
+    if (a == Algo::decode) m.splits = 1;  // one kernel: the split kernel's need alone
+    Simulation sim(dev, w, m, {.numerics = false});
+    CHECK(sim.need().shared == (64 + 4 * 64) * 128 * 2);
+    sim.run();
+    CHECK(sim.ledger().peak_sram_bytes() == sim.need().shared);
+  }
+  // 64 x 64 tiles: 49,152 B without, 81,920 B with; of 233,472 B per SM,
+  // four blocks become two (registers, 49,664 B of 262,144, would allow five).
+  Mapping m{Algo::flash2, 64, 64};
+  CHECK(Simulation(dev, w, m, {.numerics = false}).blocks_per_sm() == 4);
+  m.double_buffer = true;
+  CHECK(Simulation(dev, w, m, {.numerics = false}).blocks_per_sm() == 2);
+  // Default tiles fit the second buffers: d = 256 takes 128 x 128 without
+  // ((128 + 256) * 256 * 2 = 196,608 B), 64 x 64 with ((128 + 512) * 512 = 327,680 B does not fit).
+  const Workload wide{1, 1, 4096, 256, DType::fp16};
+  CHECK(default_tiles(Algo::flash2, wide, dev).bc == 128);
+  Mapping base{.algo = Algo::flash2, .double_buffer = true};
+  const Mapping t = default_tiles(base, wide, dev);
+  CHECK((t.br == 64 && t.bc == 64 && t.double_buffer));
+  // Tiles that fit only without the second buffers are refused, and the
+  // suggestions count them: (12 + 4*224) * 128 * 2 = 232,448 B, the capacity.
+  Mapping big{Algo::flash2, 128, 224};
+  big.double_buffer = true;
+  CHECK_THAT(fasim::test::error_of([&] { validate(Workload{1, 1, 4096, 128, DType::fp16}, big, dev); }),
+             Catch::Matchers::Contains("need 262,144 B of SRAM per block with --double-buffer's second K and V tiles") &&
+                 Catch::Matchers::Contains("largest that fit: --br 12 with --bc 224, or --bc 192 with --br 128, or --br 176 --bc 176"));
+}
+
 // flash1 (one block per head; key blocks j outer, query blocks i inner):
 //   K, V: each K_j, V_j loaded once                        -> read N*d*b each
 //   Q:    every Q_i loaded once per key block               -> read N*d*b*Tc
@@ -249,6 +285,32 @@ TEST_CASE("flash1 default tiles are the paper's Bc = ceil(M/4d), Br = min(Bc, d)
   CHECK(fits(algorithm(Algo::flash1).need(w3, small, tight), tight));
   const Mapping bigger{Algo::flash1, std::min(small.bc + 1, w3.d), small.bc + 1};
   CHECK_FALSE(fits(algorithm(Algo::flash1).need(w3, bigger, tight), tight));
+}
+
+TEST_CASE("flash1 default tiles hold no more keys than there are", "[flash1][tiling]") {
+  const DeviceSpec dev = load_device("h100");
+  // N = 64: the paper's Bc is 454 (see above), 7 times the keys. Capped by the
+  // next power of two >= N_kv, as flash2's default: Bc = 64, Br = min(64, d) = 64,
+  // and SRAM (64 + 2*64)*64*2 = 24,576 B, flash2's, not (64 + 2*454)*64*2 = 124,416 B.
+  const Workload w{1, 1, 64, 64, DType::fp16};
+  const Mapping m = default_tiles(Algo::flash1, w, dev);
+  CHECK(m.br == 64);
+  CHECK(m.bc == 64);
+  CHECK(algorithm(Algo::flash1).need(w, m, dev).shared == 24576);
+  CHECK(algorithm(Algo::flash1).need(w, m, dev).shared == algorithm(Algo::flash2).need(w, default_tiles(Algo::flash2, w, dev), dev).shared);
+  // 100 keys round up to 128; 16 queries cap Br at 16 (not min(Bc, d) = 64).
+  CHECK(default_tiles(Algo::flash1, Workload{1, 1, 100, 64, DType::fp16}, dev).bc == 128);
+  const Workload few{1, 1, 16, 64, DType::fp16, 0, 4096};
+  CHECK(default_tiles(Algo::flash1, few, dev).br == 16);
+  CHECK(default_tiles(Algo::flash1, few, dev).bc == 454);
+  // A 1 GiB SRAM: the paper's Bc is 2^30 / 2 / 256 = 2,097,152 for 2^24 keys;
+  // registers decide: (64 Bc + 64*64 + 2*64)*4 <= 262,144 B gives Bc = 958.
+  DeviceSpec big = dev;
+  big.sram_bytes_per_sm = big.sram_bytes_per_block = std::int64_t{1} << 30;
+  const Workload huge{1, 1, std::int64_t{1} << 24, 64, DType::fp16};
+  const Mapping t = default_tiles(Algo::flash1, huge, big);
+  CHECK(t.br == 64);
+  CHECK(t.bc == 958);
 }
 
 // Large shapes: counts stay exact, with no overflow, at N = 2^20 and

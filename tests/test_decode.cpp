@@ -209,3 +209,18 @@ TEST_CASE("decode's L is the log-sum-exp flash2 writes", "[decode][numerics]") {
   for (std::size_t i = 0; i < a.size(); ++i) CHECK(b[i] == Approx(a[i]).epsilon(1e-5));
   CHECK(dec.numerics().max_rel_error < 1e-5);
 }
+
+TEST_CASE("execute_bytes counts decode's partials once per split", "[decode]") {
+  // One query row, 4,096 keys of d = 64, 64 key tiles: each split holds an
+  // fp32 Opart row and Lpart, (64 + 1) * 4 = 260 B. Counted once per key
+  // tile (64) whatever the splits, one split and two held the same bytes.
+  const Workload w{1, 1, 1, 64, DType::fp16, 0, 4096};
+  auto bytes = [&](std::int64_t splits) {
+    Mapping m{Algo::decode, 16, 64};
+    m.splits = splits;
+    return execute_bytes(w, m);
+  };
+  CHECK(bytes(2) - bytes(1) == 2 * 260);   // one split writes no partials
+  CHECK(bytes(8) - bytes(2) == 6 * 260);
+  CHECK(bytes(0) - bytes(1) == 64 * 260);  // unresolved: the most there can be, one per key tile
+}

@@ -244,6 +244,37 @@ TEST_CASE("figures must agree with each other", "[device]") {
                       Contains("[l2] partitions (64) must not exceed [compute] sm_count"));
 }
 
+TEST_CASE("figures past any GPU are refused with their maximum", "[device]") {
+  // 2^62-byte lines x 4 partitions wrapped to 0 in int64 and divided by it (SIGFPE).
+  const std::string huge = "4611686018427387904";
+  REQUIRE_THROWS_WITH(parse_mydev("line_bytes = 64", "line_bytes = " + huge),
+                      "mydev.toml:21:1: [l2] line_bytes must be at most 1048576 bytes, got " + huge +
+                          "; no GPU comes near it, lower it");
+  REQUIRE_THROWS_WITH(parse_mydev("bytes = 131072\nline_bytes = 64",
+                                  "bytes = " + huge + "\nline_bytes = " + huge + "\npartitions = 4"),
+                      "mydev.toml:20:1: [l2] bytes must be at most 1099511627776 bytes, got " + huge +
+                          "; no GPU comes near it, lower it");
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 16\npartitions = 1025"),
+                      Contains("[l2] partitions must be at most 1024, got 1025"));
+  // 10^12 SMs asked the machine model for a terabyte of SM state (std::bad_alloc).
+  REQUIRE_THROWS_WITH(parse_mydev("sm_count = 10", "sm_count = 1000000000000"),
+                      Contains("[compute] sm_count must be at most 4096, got 1000000000000"));
+  // 1e305 GHz is finite, but not once in Hz: the check is on the file's figure.
+  REQUIRE_THROWS_WITH(parse_mydev("clock_ghz = 2 ", "clock_ghz = 1e305"),
+                      Contains("[compute] clock_ghz must be at most 100 GHz"));
+  REQUIRE_THROWS_WITH(parse_mydev("bytes_per_block = 6144", "bytes_per_block = 4398046511104"),
+                      Contains("[sram] bytes_per_block must be at most 1073741824 bytes, got 4398046511104"));
+  REQUIRE_THROWS_WITH(parse_mydev("launch_overhead_us = 2.5", "launch_overhead_us = 1e7"),
+                      Contains("[rates] launch_overhead_us must be at most 1000000 microseconds"));
+  // A figure so small that it is 0 in SI units (1e-320 ns is 0 s in a double;
+  // toml++ echoes the subnormal as 9.99...e-321).
+  REQUIRE_THROWS_WITH(parse_mydev("latency_ns = 400", "latency_ns = 1e-320"),
+                      Contains("[hbm] latency_ns (9.99") && Contains(") is too small to compute with; give"));
+  // The largest accepted figures still parse.
+  const DeviceSpec d = parse_mydev("sm_count = 10", "sm_count = 4096");
+  CHECK(d.sm_count == 4096);
+}
+
 TEST_CASE("[l2] partitions is optional: 1 when left out, 2 on the NVIDIA data-centre GPUs", "[device]") {
   CHECK(parse_mydev("sector_bytes = 16", "sector_bytes = 16").l2_partitions == 1);
   CHECK(parse_mydev("sector_bytes = 16", "sector_bytes = 16\npartitions = 2").l2_partitions == 2);

@@ -3,6 +3,8 @@
 // way it can fail is one line naming the file, the reason and the fix.
 // Tag [input].
 #include <catch2/catch.hpp>
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -60,4 +62,26 @@ TEST_CASE("read_input_file names the file, the reason and the fix in one line", 
           "cannot read sweep file '" + locked + "': Permission denied; give another");
   }
   std::filesystem::permissions(locked, std::filesystem::perms::owner_all);
+}
+
+TEST_CASE("read_input_file refuses what is not a plain file, and files past the size cap", "[input]") {
+  const ScratchDir dir;
+  // /dev/zero never ends: it was read until memory ran out.
+  CHECK(error_of([] { read_input_file("/dev/zero", "scenario file", "check the path"); }) ==
+        "cannot read scenario file '/dev/zero': it is not a regular file (a device, FIFO or socket); check the path");
+  // A FIFO with no writer: fopen blocked for ever.
+  const std::string fifo = dir.file("pipe.toml");
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(error_of([&] { read_input_file(fifo, "device file", "check the path"); }) ==
+        "cannot read device file '" + fifo + "': it is not a regular file (a device, FIFO or socket); check the path");
+  // A link to a plain file is read as the file.
+  write_text(dir.file("real.toml"), "N = 1\n");
+  std::filesystem::create_symlink(dir.file("real.toml"), dir.file("link.toml"));
+  CHECK(read_input_file(dir.file("link.toml"), "scenario file", "check the path") == "N = 1\n");
+  // One byte past the cap (a sparse file: no disk is used), refused before reading.
+  const std::string big = dir.file("big.csv");
+  write_text(big, "");
+  std::filesystem::resize_file(big, fasim::kMaxInputFileBytes + 1);
+  CHECK(error_of([&] { read_input_file(big, "sweep file", "give another"); }) ==
+        "cannot read sweep file '" + big + "': it is larger than 256 MiB, more than any input fasim reads; give another");
 }

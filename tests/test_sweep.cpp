@@ -260,6 +260,38 @@ TEST_CASE("fasim sweep: CSV to a file or stdout, JSON lines, one-line errors", "
   CHECK(dir.entries() == std::vector<std::string>{"s.csv"});  // no partial or temporary files
 }
 
+TEST_CASE("fasim sweep --scenario keeps every setting of the scenario: a point equals the run", "[sweep][cli]") {
+  ScratchDir dir;
+  const std::string scenario = dir.file("window.toml");
+  fasim::test::write_text(scenario,
+                          "[workload]\nheads = 4\nkv_heads = 1\nN = 256\ncausal = true\nwindow = 32\n"
+                          "[mapping]\nbr = 128\ndouble_buffer = true\n");
+  auto r = run_fasim({"sweep", "--scenario", scenario, "--N", "256,512", "--out", dir.file("s.csv")});
+  INFO(r.describe());
+  REQUIRE(r.exit_code == 0);
+  const SweepTable t = read_table(dir.file("s.csv"));
+  REQUIRE(t.size() == 2);
+  // The sweep dropped all but batch, heads, N, d and dtype: causal=false,
+  // kv_heads=4 and 655,360 bytes read at N=256.
+  CHECK(t.at(0, "workload.causal") == true);
+  CHECK(t.at(0, "workload.window") == 32);
+  CHECK(t.at(0, "workload.kv_heads") == 1);
+  CHECK(t.at(0, "mapping.double_buffer") == true);
+  // N=256, 128 x 128 tiles, 4 heads, d=64 fp16: Q is 4*256*64*2 = 131,072 B;
+  // query block 0 sees key tile 0, block 1 (rows 128..255, keys 97..255)
+  // tiles 0 and 1: 3 K and 3 V tiles of 16,384 B per head, 393,216 B.
+  CHECK(t.at(0, "hbm.read_bytes") == 131072 + 393216);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const std::string N = i == 0 ? "256" : "512";
+    r = run_fasim({"run", "--scenario", scenario, "--N", N, "--no-numerics", "--json"});
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json run = nlohmann::json::parse(r.out);
+    CHECK(t.at(i, "hbm.read_bytes") == run["hbm"]["read_bytes"].get<std::int64_t>());
+    CHECK(t.at(i, "hbm.write_bytes") == run["hbm"]["write_bytes"].get<std::int64_t>());
+    CHECK(t.at(i, "time.seconds") == run["time"]["seconds"].get<double>());
+  }
+}
+
 TEST_CASE("fasim sweep --jobs: the same bytes whatever the number of jobs", "[sweep][cli]") {
   ScratchDir dir;
   // Points of unequal cost (naive is the slowest; 512 x 512 tiles fail at once),

@@ -44,7 +44,6 @@ struct CompareArgs {
   std::string algo, dtype, N, d, batch, heads, br, bc, l2, blocks_per_sm;
   std::string device, scenario, out, recorded, misses;
   std::uint64_t seed = 0;
-  std::int64_t row = 0;
   bool no_numerics = false, double_buffer = false, json = false, sweep = false, causal = false;
   int runs = 20;
   int counter_runs = 1;
@@ -156,7 +155,6 @@ RunFlags flags_for(const CompareArgs& a, CLI::App* sub, const Point& p) {
   f.device = a.device;
   f.scenario = a.scenario;
   f.seed = a.seed;
-  f.row = a.row;
   f.no_numerics = a.no_numerics;
   f.double_buffer = a.double_buffer;
   f.causal = a.causal;
@@ -398,12 +396,11 @@ Action add_compare(CLI::App& app) {
                               "many as fit)") + ints);
   sub->add_option("--device", a->device, "Simulated device: name or .toml (default: the profile of this GPU)");
   sub->add_option("--scenario", a->scenario, "TOML file with the same settings; flags override it");
-  sub->add_option("--seed", a->seed, "Seed of the random inputs (default 1)");
+  sub->add_option("--seed", a->seed, "Seed of the random inputs (default 1)")->check(whole_number<std::uint64_t>());
   sub->add_flag("--no-numerics", a->no_numerics, "Do not check the GPU's output against the fp64 reference");
   sub->add_option("--l2", a->l2, "L2 at the start: cold (flushed) | warm (default cold); with --sweep a list");
   sub->add_flag("--double-buffer", a->double_buffer, "Simulate loads of the next K/V tile overlapping compute");
   sub->add_flag("--causal", a->causal, "Causal mask: query i sees keys j <= i (not with --sweep)");
-  sub->add_option("--row", a->row, "Accepted for the same flags as `fasim run`; unused");
   sub->add_flag("--json", a->json, "Print one JSON object (not with --sweep; with --recorded, the fit)");
   sub->add_flag("--sweep", a->sweep, "Compare every point of the grid the lists and ranges span; write long-form CSV");
   sub->add_option("--out", a->out,

@@ -64,12 +64,8 @@ RunConfig resolve_for_gpu(const RunFlags& f, std::string& note) {
   }
   if (pick != c.device.name) {
     c.device = load_device(pick);
-    if (!(f.given("--br") || f.given("--bc") || sc.br || sc.bc)) {
-      const Mapping given = c.mapping;
-      c.mapping = default_tiles(c.mapping.algo, c.workload, c.device);
-      c.mapping.double_buffer = given.double_buffer;
-      c.mapping.blocks_per_sm = given.blocks_per_sm;
-    }
+    if (!(f.given("--br") || f.given("--bc") || sc.br || sc.bc))
+      c.mapping = default_tiles(c.mapping, c.workload, c.device);  // keeps double_buffer, splits, per-SM cap
   }
   note = "simulated device: " + pick + ", the profile of this GPU (--device to choose another)";
 #endif

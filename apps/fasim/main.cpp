@@ -2,6 +2,7 @@
 // Bad input -> one line on stderr and exit code 2; Ctrl-C -> no partial files.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <new>
 
 #include "commands.hpp"
 #include "fasim/atomic_file.hpp"
@@ -65,6 +66,9 @@ int main(int argc, char** argv) {
     }
   } catch (const fasim::UserError& e) {
     std::cerr << "fasim: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {  // a shape or input too large for this host: the user's to change
+    std::cerr << "fasim: error: out of memory; try --no-numerics (counts without values) or a smaller shape\n";
     return 2;
   } catch (const std::exception& e) {  // not the user's input (e.g. a CUDA failure): exit 1
     std::cerr << "fasim: error: " << e.what() << "\n";

@@ -11,28 +11,6 @@
 
 namespace fasim::cli {
 
-namespace {
-
-// CLI11 2.1 clamps integers that overflow and wraps negative unsigned values;
-// check the text itself first so "--N 99999999999999999999" or "--seed -1"
-// is named as the problem.
-template <typename T>
-CLI::Validator whole_number() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        T value{};
-        const char* end = text.data() + text.size();
-        auto [ptr, ec] = std::from_chars(text.data(), end, value);
-        if (ec == std::errc::result_out_of_range) return "'" + text + "' is out of range";
-        if (ec != std::errc() || ptr != end)
-          return "'" + text + "' is not a " + (std::is_signed_v<T> ? "whole number" : "non-negative whole number");
-        return {};
-      },
-      "");  // no description: CLI11 would print it after the type (INT:INT)
-}
-
-}  // namespace
-
 void add_run_flags(CLI::App& app, RunFlags& f) {
   f.app = &app;
   const CLI::Validator integer = whole_number<std::int64_t>();
@@ -86,19 +64,20 @@ RunConfig resolve(const RunFlags& f) {
   c.device = load_device(device);
 
   Workload& w = c.workload;
-  auto pick = [&](const char* flag, std::int64_t flag_value, const std::optional<std::int64_t>& from_file,
-                  std::int64_t fallback) {
-    return f.given(flag) ? flag_value : from_file.value_or(fallback);
+  Mapping& m = c.mapping;
+  apply_scenario(sc, w, m, c.options);  // then the flags on top
+  auto pick = [&](const char* flag, std::int64_t flag_value, std::int64_t& field) {
+    if (f.given(flag)) field = flag_value;
   };
-  w.batch = pick("--batch", f.batch, sc.batch, 1);
-  w.heads = pick("--heads", f.heads, sc.heads, 1);
-  w.N = pick("--N", f.N, sc.N, 1024);
-  w.d = pick("--d", f.d, sc.d, 64);
-  w.kv_heads = pick("--kv-heads", f.kv_heads, sc.kv_heads, 0);
-  w.N_kv = pick("--N-kv", f.N_kv, sc.N_kv, 0);
-  w.causal = f.causal || sc.causal.value_or(false);
-  w.window = pick("--window", f.window, sc.window, 0);
-  w.page_size = pick("--page-size", f.page_size, sc.page_size, 0);
+  pick("--batch", f.batch, w.batch);
+  pick("--heads", f.heads, w.heads);
+  pick("--N", f.N, w.N);
+  pick("--d", f.d, w.d);
+  pick("--kv-heads", f.kv_heads, w.kv_heads);
+  pick("--N-kv", f.N_kv, w.N_kv);
+  w.causal = w.causal || f.causal;
+  pick("--window", f.window, w.window);
+  pick("--page-size", f.page_size, w.page_size);
   // Flags are checked as given (the scenario reader checks its own keys).
   // 0 means "as heads" / "as N" inside a Workload, but a flag must say a number.
   if (f.given("--kv-heads") && f.kv_heads <= 0)
@@ -107,17 +86,15 @@ RunConfig resolve(const RunFlags& f) {
   if (f.given("--N-kv") && f.N_kv <= 0)
     throw UserError("--N-kv must be a positive integer, got " + std::to_string(f.N_kv) +
                     "; pass e.g. --N-kv 4096, or leave it out for as many as --N");
-  w.dtype = sc.dtype.value_or(DType::fp16);
   if (f.given("--dtype")) {
     auto t = parse_dtype(f.dtype);
     if (!t) throw UserError("unknown dtype '" + f.dtype + "'; use --dtype fp32, fp16 or bf16");
     w.dtype = *t;
   }
-  Algo algo = sc.algo.value_or(Algo::flash2);
   if (f.given("--algo")) {
     auto a = parse_algo(f.algo);
     if (!a) throw UserError("unknown algorithm '" + f.algo + "'; use --algo with one of " + std::string(kAlgoNames));
-    algo = *a;
+    m.algo = *a;
   }
 
   // Tiles: given Br and/or Bc win; a missing one takes the default square tile
@@ -126,23 +103,27 @@ RunConfig resolve(const RunFlags& f) {
   std::optional<std::int64_t> bc = f.given("--bc") ? std::optional(f.bc) : sc.bc;
   if (br && !bc) bc = br;
   if (bc && !br) br = bc;
-  validate_workload(w);  // before choosing tiles, so a bad N or d is named as such
-  c.mapping = br ? Mapping{algo, *br, *bc} : default_tiles(algo, w, c.device);
-
-  c.mapping.double_buffer = f.double_buffer || sc.double_buffer.value_or(false);
-  c.mapping.splits = pick("--splits", f.splits, sc.splits, 0);
+  m.double_buffer = m.double_buffer || f.double_buffer;
+  pick("--splits", f.splits, m.splits);
   if (f.given("--blocks-per-sm") && f.blocks_per_sm <= 0)
     throw UserError("--blocks-per-sm must be a positive integer, got " + std::to_string(f.blocks_per_sm) +
                     "; pass e.g. --blocks-per-sm 1, or leave it out for as many blocks as fit");
-  c.mapping.blocks_per_sm = pick("--blocks-per-sm", f.blocks_per_sm, sc.blocks_per_sm, 0);
-  c.options.l2 = sc.l2_warm.value_or(false) ? L2Start::warm : L2Start::cold;
+  pick("--blocks-per-sm", f.blocks_per_sm, m.blocks_per_sm);
+  validate_workload(w);  // before choosing tiles, so a bad N or d is named as such
+  // After double_buffer: its second K/V buffers must fit beside the tiles.
+  if (br) {
+    m.br = *br;
+    m.bc = *bc;
+  } else {
+    m = default_tiles(m, w, c.device);
+  }
   if (f.given("--l2")) {
     if (f.l2 != "cold" && f.l2 != "warm")
       throw UserError("unknown L2 start '" + f.l2 + "'; use --l2 cold or --l2 warm");
     c.options.l2 = f.l2 == "warm" ? L2Start::warm : L2Start::cold;
   }
-  c.options.numerics = !(f.no_numerics || (sc.numerics && !*sc.numerics));
-  c.options.seed = f.given("--seed") ? f.seed : sc.seed.value_or(1);
+  c.options.numerics = c.options.numerics && !f.no_numerics;
+  if (f.given("--seed")) c.options.seed = f.seed;
   if (f.given("--input-scale")) {
     const std::vector<float>& s = f.input_scale;
     const bool good = (s.size() == 1 || s.size() == 3) &&
@@ -152,7 +133,7 @@ RunConfig resolve(const RunFlags& f) {
                       "--input-scale 1,1,1e30");
     c.options.scale = s.size() == 1 ? InputScale{s[0], s[0], s[0]} : InputScale{s[0], s[1], s[2]};
   }
-  c.options.watch.row = pick("--row", f.row, sc.row, 0);
+  pick("--row", f.row, c.options.watch.row);
   return c;
 }
 

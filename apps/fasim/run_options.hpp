@@ -3,9 +3,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "fasim/device_spec.hpp"
@@ -14,6 +16,25 @@
 #include "fasim/workload.hpp"
 
 namespace fasim::cli {
+
+/// @brief A check of a flag's text as a whole number of type T. CLI11 2.1
+/// clamps integers that overflow and wraps negative unsigned values; check
+/// the text itself first so "--N 99999999999999999999" or "--seed -1" is
+/// named as the problem.
+template <typename T>
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        T value{};
+        const char* end = text.data() + text.size();
+        auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (ec == std::errc::result_out_of_range) return "'" + text + "' is out of range";
+        if (ec != std::errc() || ptr != end)
+          return "'" + text + "' is not a " + (std::is_signed_v<T> ? "whole number" : "non-negative whole number");
+        return {};
+      },
+      "");  // no description: CLI11 would print it after the type (INT:INT)
+}
 
 /// @brief Raw flag values as typed by the user; unset means "not given".
 struct RunFlags {

@@ -42,24 +42,26 @@ SweepSpec build_spec(const SweepArgs& a, const CLI::App& sub) {
   } else {
     s.devices.push_back(load_device(sc.device.value_or("h100")));
   }
-  s.algos = given("--algo") ? parse_algo_axis("--algo", a.algo) : std::vector{sc.algo.value_or(Algo::flash2)};
-  s.dtypes = given("--dtype") ? parse_dtype_axis("--dtype", a.dtype) : std::vector{sc.dtype.value_or(DType::fp16)};
-  auto ints = [&](const char* flag, const std::string& text, const std::optional<std::int64_t>& from_file,
+  // Every setting of the scenario goes into the base point; the flags' axes
+  // (and the scenario's values of them, when a flag is not given) vary on top.
+  apply_scenario(sc, s.workload, s.mapping, s.options);
+  const Workload& w = s.workload;
+  s.algos = given("--algo") ? parse_algo_axis("--algo", a.algo) : std::vector{s.mapping.algo};
+  s.dtypes = given("--dtype") ? parse_dtype_axis("--dtype", a.dtype) : std::vector{w.dtype};
+  auto ints = [&](const char* flag, const std::string& text,
                   std::optional<std::int64_t> fallback) -> std::vector<std::int64_t> {
     if (given(flag)) return parse_int_axis(flag, text);
-    if (from_file) return {*from_file};
     if (fallback) return {*fallback};
     return {};
   };
-  s.batch = ints("--batch", a.batch, sc.batch, 1);
-  s.heads = ints("--heads", a.heads, sc.heads, 1);
-  s.d = ints("--d", a.d, sc.d, 64);
-  s.N = ints("--N", a.N, sc.N, 1024);
-  s.br = ints("--br", a.br, sc.br, std::nullopt);  // neither given: default tiles per point
-  s.bc = ints("--bc", a.bc, sc.bc, std::nullopt);
-  s.blocks_per_sm = ints("--blocks-per-sm", a.blocks_per_sm, sc.blocks_per_sm, 0);
+  s.batch = ints("--batch", a.batch, w.batch);
+  s.heads = ints("--heads", a.heads, w.heads);
+  s.d = ints("--d", a.d, w.d);
+  s.N = ints("--N", a.N, w.N);
+  s.br = ints("--br", a.br, sc.br);  // neither given: default tiles per point
+  s.bc = ints("--bc", a.bc, sc.bc);
+  s.blocks_per_sm = ints("--blocks-per-sm", a.blocks_per_sm, s.mapping.blocks_per_sm);
   s.options.numerics = a.numerics;  // a scenario's numerics = true is for `run`; sweeps count only
-  s.options.seed = sc.seed.value_or(1);
   return s;
 }
 

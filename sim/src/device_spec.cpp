@@ -27,6 +27,9 @@ struct KeySpec {
   std::string_view name;
   bool integer;           // TOML integer only; otherwise an int or a float
   std::string_view unit;  // shown in "missing key" help
+  // Largest value accepted, far beyond any GPU: sizes and counts above it
+  // overflow the simulator's int64 products or allocate without end.
+  double max;
   bool optional = false;  // may be left out (read with a default)
 };
 struct TableSpec {
@@ -34,34 +37,37 @@ struct TableSpec {
   std::vector<KeySpec> keys;
 };
 
+// Maxima (KeySpec::max), in the file's units.
+constexpr double kKiB = 1024, kMiB = kKiB * kKiB, kGiB = kMiB * kKiB, kTiB = kGiB * kKiB, kPiB = kTiB * kKiB;
+
 const std::vector<TableSpec>& schema() {
   static const std::vector<TableSpec> s = {
-      {"compute", {{"sm_count", true, "count"}, {"clock_ghz", false, "GHz"}}},
+      {"compute", {{"sm_count", true, "count", 4096}, {"clock_ghz", false, "GHz", 100}}},
       {"sram",
-       {{"bytes_per_sm", true, "bytes"},
-        {"bytes_per_block", true, "bytes"},
-        {"bandwidth_bytes_per_clock_per_sm", false, "bytes per clock"}}},
-      {"registers", {{"bytes_per_sm", true, "bytes"}, {"bytes_per_block", true, "bytes"}}},
+       {{"bytes_per_sm", true, "bytes", kGiB},
+        {"bytes_per_block", true, "bytes", kGiB},
+        {"bandwidth_bytes_per_clock_per_sm", false, "bytes per clock", kMiB}}},
+      {"registers", {{"bytes_per_sm", true, "bytes", kGiB}, {"bytes_per_block", true, "bytes", kGiB}}},
       {"l2",
-       {{"bytes", true, "bytes"},
-        {"line_bytes", true, "bytes"},
-        {"sector_bytes", true, "bytes"},
-        {"bandwidth_gbps", false, "GB/s"},
-        {"latency_ns", false, "ns"},
-        {"partitions", true, "count", true},
-        {"ways", true, "count", true}}},
+       {{"bytes", true, "bytes", kTiB},
+        {"line_bytes", true, "bytes", kMiB},
+        {"sector_bytes", true, "bytes", kMiB},
+        {"bandwidth_gbps", false, "GB/s", 1e9},
+        {"latency_ns", false, "ns", 1e9},
+        {"partitions", true, "count", 1024, true},
+        {"ways", true, "count", kL2MaxWays, true}}},
       {"hbm",
-       {{"bytes", true, "bytes"},
-        {"bandwidth_gbps", false, "GB/s"},
-        {"latency_ns", false, "ns"},
-        {"background_write_mib_per_s", false, "MiB/s", true}}},
+       {{"bytes", true, "bytes", kPiB},
+        {"bandwidth_gbps", false, "GB/s", 1e9},
+        {"latency_ns", false, "ns", 1e9},
+        {"background_write_mib_per_s", false, "MiB/s", 1e9, true}}},
       {"rates",
-       {{"matmul_tflops_fp32", false, "TFLOP/s"},
-        {"matmul_tflops_fp16", false, "TFLOP/s"},
-        {"matmul_tflops_bf16", false, "TFLOP/s"},
-        {"fp32_tflops", false, "TFLOP/s"},
-        {"exp_per_clock_per_sm", false, "exponentials per clock"},
-        {"launch_overhead_us", false, "microseconds"}}},
+       {{"matmul_tflops_fp32", false, "TFLOP/s", 1e9},
+        {"matmul_tflops_fp16", false, "TFLOP/s", 1e9},
+        {"matmul_tflops_bf16", false, "TFLOP/s", 1e9},
+        {"fp32_tflops", false, "TFLOP/s", 1e9},
+        {"exp_per_clock_per_sm", false, "exponentials per clock", 1e6},
+        {"launch_overhead_us", false, "microseconds", 1e6}}},
   };
   return s;
 }
@@ -113,6 +119,7 @@ class Reader {
     const auto [k, n] = lookup(table, key);
     if (!n->is_integer() || n->as_integer()->get() <= 0)
       fail(k->source(), label(table, key) + " must be a positive integer, got " + toml_describe(*n));
+    check_max(table, key, static_cast<double>(n->as_integer()->get()));
     return n->as_integer()->get();
   }
 
@@ -141,15 +148,36 @@ class Reader {
     const auto v = n->is_number() ? n->value<double>() : std::nullopt;
     if (!v || !std::isfinite(*v) || *v < 0)
       fail(k->source(), label(table, key) + " must be a number, 0 or more, got " + toml_describe(*n));
+    check_max(table, key, *v);
     return *v;
   }
 
-  double number(std::string_view table, std::string_view key) const {
+  // A positive number times `scale` (its unit in SI): the product is checked
+  // too, since a tiny figure can round to 0 s or 0 B/s once converted.
+  double number(std::string_view table, std::string_view key, double scale = 1) const {
     const auto [k, n] = lookup(table, key);
     const auto v = n->is_number() ? n->value<double>() : std::nullopt;
     if (!v || !std::isfinite(*v) || *v <= 0)
       fail(k->source(), label(table, key) + " must be a positive number, got " + toml_describe(*n));
-    return *v;
+    check_max(table, key, *v);
+    const double si = *v * scale;
+    if (!std::isfinite(si) || si <= 0)
+      fail(k->source(), label(table, key) + " (" + toml_describe(*n) +
+                            ") is too small to compute with; give a figure of a real device");
+    return si;
+  }
+
+  // Values above KeySpec::max are refused: they overflow the simulator's
+  // products (sizes) or its allocations (SM counts), never model a GPU.
+  void check_max(std::string_view table, std::string_view key, double v) const {
+    const KeySpec& ks = key_spec(table, key);
+    if (v <= ks.max) return;
+    char max[32];
+    std::snprintf(max, sizeof max, "%.0f", ks.max);
+    const std::string unit = ks.unit == "count" ? "" : " " + std::string(ks.unit);
+    fail(lookup(table, key).first->source(), label(table, key) + " must be at most " + max + unit + ", got " +
+                                                 toml_describe(*lookup(table, key).second) +
+                                                 "; no GPU comes near it, lower it");
   }
 
   // Position of a key, for consistency errors that involve it.
@@ -168,6 +196,11 @@ class Reader {
     return nullptr;
   }
 
+  static const KeySpec& key_spec(std::string_view table, std::string_view key) {
+    const auto& keys = find_table(table)->keys;
+    return *std::find_if(keys.begin(), keys.end(), [&](const KeySpec& s) { return s.name == key; });
+  }
+
   std::pair<const toml::key*, const toml::node*> lookup(std::string_view table, std::string_view key) const {
     const TableSpec* spec = find_table(table);
     const auto* tbl = root_.get_as<toml::table>(table);
@@ -180,10 +213,9 @@ class Reader {
     }
     auto it = tbl->find(key);
     if (it == tbl->end()) {
-      const auto* ks = std::find_if(spec->keys.data(), spec->keys.data() + spec->keys.size(),
-                                    [&](const KeySpec& s) { return s.name == key; });
+      const KeySpec& ks = key_spec(table, key);
       throw UserError(origin_ + ": missing key " + label(table, key) + " (" +
-                      (ks->integer ? "a positive integer, " : "a number, ") + std::string(ks->unit) +
+                      (ks.integer ? "a positive integer, " : "a number, ") + std::string(ks.unit) +
                       "); add it");
     }
     return {&it->first, &it->second};
@@ -199,7 +231,7 @@ DeviceSpec read_device(const Reader& r) {
   d.description = r.text("description", false);
 
   d.sm_count = r.integer("compute", "sm_count");
-  d.clock_hz = r.number("compute", "clock_ghz") * 1e9;
+  d.clock_hz = r.number("compute", "clock_ghz", 1e9);
 
   d.sram_bytes_per_sm = r.integer("sram", "bytes_per_sm");
   d.sram_bytes_per_block = r.integer("sram", "bytes_per_block");
@@ -210,22 +242,22 @@ DeviceSpec read_device(const Reader& r) {
   d.l2_bytes = r.integer("l2", "bytes");
   d.l2_line_bytes = r.integer("l2", "line_bytes");
   d.l2_sector_bytes = r.integer("l2", "sector_bytes");
-  d.l2_bandwidth = r.number("l2", "bandwidth_gbps") * 1e9;
-  d.l2_latency_s = r.number("l2", "latency_ns") * 1e-9;
+  d.l2_bandwidth = r.number("l2", "bandwidth_gbps", 1e9);
+  d.l2_latency_s = r.number("l2", "latency_ns", 1e-9);
   d.l2_partitions = r.integer_or("l2", "partitions", 1);
   d.l2_ways = r.count_or("l2", "ways", kL2Ways);
 
   d.hbm_bytes = r.integer("hbm", "bytes");
-  d.hbm_bandwidth = r.number("hbm", "bandwidth_gbps") * 1e9;
-  d.hbm_latency_s = r.number("hbm", "latency_ns") * 1e-9;
+  d.hbm_bandwidth = r.number("hbm", "bandwidth_gbps", 1e9);
+  d.hbm_latency_s = r.number("hbm", "latency_ns", 1e-9);
   d.dram_background_write_rate = r.amount_or("hbm", "background_write_mib_per_s", 0) * 1024 * 1024;
 
-  d.matmul_flops_fp32 = r.number("rates", "matmul_tflops_fp32") * 1e12;
-  d.matmul_flops_fp16 = r.number("rates", "matmul_tflops_fp16") * 1e12;
-  d.matmul_flops_bf16 = r.number("rates", "matmul_tflops_bf16") * 1e12;
-  d.fp32_flops = r.number("rates", "fp32_tflops") * 1e12;
+  d.matmul_flops_fp32 = r.number("rates", "matmul_tflops_fp32", 1e12);
+  d.matmul_flops_fp16 = r.number("rates", "matmul_tflops_fp16", 1e12);
+  d.matmul_flops_bf16 = r.number("rates", "matmul_tflops_bf16", 1e12);
+  d.fp32_flops = r.number("rates", "fp32_tflops", 1e12);
   d.exp_rate = r.number("rates", "exp_per_clock_per_sm") * static_cast<double>(d.sm_count) * d.clock_hz;
-  d.launch_overhead_s = r.number("rates", "launch_overhead_us") * 1e-6;
+  d.launch_overhead_s = r.number("rates", "launch_overhead_us", 1e-6);
   return d;
 }
 

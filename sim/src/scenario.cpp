@@ -14,6 +14,8 @@
 #include "fasim/device_spec.hpp"
 #include "fasim/error.hpp"
 #include "fasim/input_file.hpp"
+#include "fasim/simulation.hpp"
+#include "fasim/workload.hpp"
 #include "toml_text.hpp"
 
 namespace fasim {
@@ -178,6 +180,32 @@ Scenario parse_scenario(std::string_view toml_text, const std::string& origin, c
 Scenario load_scenario(const std::string& path) {
   const std::string text = read_input_file(path, "scenario file", "check the path");
   return parse_scenario(text, path, std::filesystem::path(path).parent_path().string());
+}
+
+void apply_scenario(const Scenario& sc, Workload& w, Mapping& m, SimOptions& o) {
+  auto set = [](auto& field, const auto& given) {
+    if (given) field = *given;
+  };
+  set(w.batch, sc.batch);
+  set(w.heads, sc.heads);
+  set(w.N, sc.N);
+  set(w.d, sc.d);
+  set(w.dtype, sc.dtype);
+  set(w.kv_heads, sc.kv_heads);
+  set(w.N_kv, sc.N_kv);
+  set(w.causal, sc.causal);
+  set(w.window, sc.window);
+  set(w.page_size, sc.page_size);
+  set(m.algo, sc.algo);
+  set(m.br, sc.br ? sc.br : sc.bc);  // one tile size given: square tiles
+  set(m.bc, sc.bc ? sc.bc : sc.br);
+  set(m.double_buffer, sc.double_buffer);
+  set(m.splits, sc.splits);
+  set(m.blocks_per_sm, sc.blocks_per_sm);
+  set(o.seed, sc.seed);
+  set(o.numerics, sc.numerics);
+  set(o.watch.row, sc.row);
+  if (sc.l2_warm) o.l2 = *sc.l2_warm ? L2Start::warm : L2Start::cold;
 }
 
 }  // namespace fasim

@@ -169,7 +169,12 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& s) {
                       SweepPoint p;
                       p.device = dev;
                       p.algo = algo;
-                      p.workload = Workload{batch, heads, N, d, dtype};
+                      p.workload = s.workload;  // the settings no axis sweeps
+                      p.workload.batch = batch;
+                      p.workload.heads = heads;
+                      p.workload.N = N;
+                      p.workload.d = d;
+                      p.workload.dtype = dtype;
                       p.br = br ? br : bc;  // one tile size given: square tiles, as `fasim run`
                       p.bc = bc ? bc : br;
                       p.blocks_per_sm = per_sm;
@@ -214,8 +219,15 @@ FlatRow run_point(const SweepSpec& s, const SweepPoint& p) {
   row.set("mapping.blocks_per_sm", p.blocks_per_sm);
   try {
     validate_workload(w);
-    Mapping m = p.br ? Mapping{p.algo, *p.br, p.bc.value_or(*p.br)} : default_tiles(p.algo, w, dev);
+    Mapping m = s.mapping;  // double_buffer and splits as the base point has them
+    m.algo = p.algo;
     m.blocks_per_sm = p.blocks_per_sm;
+    if (p.br) {
+      m.br = *p.br;
+      m.bc = p.bc.value_or(*p.br);
+    } else {
+      m = default_tiles(m, w, dev);  // tiles that fit with its double buffer
+    }
     Simulation sim(dev, w, m, s.options);
     sim.run();
     std::optional<NumericsResult> num;

@@ -39,32 +39,67 @@ std::int64_t floor_pow2(std::int64_t limit) {
   return static_cast<std::int64_t>(std::bit_floor(static_cast<std::uint64_t>(limit)));
 }
 
+// Smallest power of two >= n (1 for n < 1): the default tiles' cap for n rows.
+std::int64_t ceil_pow2(std::int64_t n) {
+  return static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(n, 1))));
+}
+
+// Largest x in [1, hi] with ok(x), for an ok that holds up to some x and
+// not above it; 0 if ok(1) fails. Bisection: hi may be hundreds of millions.
+template <typename F>
+std::int64_t largest_while(std::int64_t hi, F ok) {
+  std::int64_t lo = 0;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (ok(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 }  // namespace
 
 bool fits(const OnChipBytes& need, const DeviceSpec& dev) {
   return need.shared <= dev.sram_bytes_per_block && need.registers <= dev.register_bytes_per_block;
 }
 
+namespace {
+// `m` with other tiles: double_buffer, splits and the rest stay, since they
+// change what the tiles need.
+Mapping with_tiles(const Mapping& m, std::int64_t br, std::int64_t bc) {
+  Mapping t = m;
+  t.br = br;
+  t.bc = bc;
+  return t;
+}
+}  // namespace
+
 Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev) {
+  return default_tiles(Mapping{.algo = algo}, w, dev);
+}
+
+Mapping default_tiles(const Mapping& base, const Workload& w, const DeviceSpec& dev) {
+  const Algo algo = base.algo;
   if (algo == Algo::flash1) {
-    // The paper's choice, Bc = ceil(M / 4d) and Br = min(Bc, d), shrunk
-    // until it fits (the paper counts only Q, K, V, O tiles in SRAM).
-    Mapping m = flash1::paper_tiles(w, dev);
-    for (std::int64_t bc = m.bc; bc >= 1; --bc) {
-      const Mapping t{algo, std::min(bc, w.d), bc};
-      if (fits(need_of(w, t, dev), dev)) return t;
-    }
+    // The paper's choice, Bc = ceil(M / 4d) and Br = min(Bc, d), but no more
+    // keys than there are (nor query rows), rounded up to a power of two as
+    // the other algorithms' caps are: a 454-row key tile for 64 keys modelled
+    // SRAM and occupancy for keys that do not exist. Then the largest Bc
+    // that fits (the paper counts only Q, K, V, O tiles in SRAM); the need
+    // grows with Bc, so bisection finds it.
+    const std::int64_t cap_r = ceil_pow2(w.N);
+    auto tile = [&](std::int64_t bc) { return with_tiles(base, std::min({bc, w.d, cap_r}), bc); };
+    const std::int64_t hi = std::min(flash1::paper_tiles(w, dev).bc, ceil_pow2(w.n_keys()));
+    const std::int64_t bc = largest_while(hi, [&](std::int64_t x) { return fits(need_of(w, tile(x), dev), dev); });
+    if (bc > 0) return tile(bc);
   }
   // Br is capped by the query rows (decode: a GQA group's packed rows), Bc by
   // the keys; with N_kv = N both caps are the same and the tile is square.
-  auto cap = [](std::int64_t n) {
-    return std::min<std::int64_t>(
-        128, static_cast<std::int64_t>(std::bit_ceil(static_cast<std::uint64_t>(std::max<std::int64_t>(n, 1)))));
-  };
+  auto cap = [](std::int64_t n) { return std::min<std::int64_t>(128, ceil_pow2(n)); };
   const std::int64_t cap_r = cap(algo == Algo::decode ? decode::packed_rows(w) : w.N);
   const std::int64_t cap_c = cap(w.n_keys());
   for (std::int64_t t = floor_pow2(std::max(cap_r, cap_c)); t >= 1; t /= 2) {
-    Mapping m{algo, std::min(t, cap_r), std::min(t, cap_c)};
+    Mapping m = with_tiles(base, std::min(t, cap_r), std::min(t, cap_c));
     // Paged K/V: a Bc that is a multiple of the page size (or divides it)
     // never splits a page between two tiles, so no tile takes an extra load.
     if (const std::int64_t P = w.page_size; P > 0) {
@@ -112,11 +147,13 @@ void validate_workload(const Workload& w) {
     throw UserError("--heads " + heads + " is not a multiple of --kv-heads " + std::to_string(w.kv_heads) +
                     "; use a divisor of " + heads + ", e.g. --kv-heads " + std::to_string(divisor));
   }
-  if (w.n_keys() > (std::int64_t{1} << 24))
-    throw UserError("N_kv=" + std::to_string(w.n_keys()) + " is too large; fasim supports N_kv up to 16,777,216");
-  // Keep every byte and FLOP count far inside int64: N <= 2^24, d <= 2^16, bh <= 2^20.
+  // Keep every byte and FLOP count far inside int64: N, N_kv <= 2^24, d <= 2^16, bh <= 2^20.
+  // N first: with N_kv left out (0) the key length is N, and the flag to change is --N.
   if (w.N > (std::int64_t{1} << 24))
-    throw UserError("N=" + std::to_string(w.N) + " is too large; fasim supports N up to 16,777,216");
+    throw UserError("N=" + std::to_string(w.N) + " is too large; fasim supports N up to 16,777,216, use a smaller --N");
+  if (w.N_kv > (std::int64_t{1} << 24))
+    throw UserError("N_kv=" + std::to_string(w.N_kv) +
+                    " is too large; fasim supports N_kv up to 16,777,216, use a smaller --N-kv");
   if (w.d > 65536) throw UserError("d=" + std::to_string(w.d) + " is too large; use d <= 65536");
   if (w.bh() > (std::int64_t{1} << 20))
     throw UserError("batch*heads=" + std::to_string(w.bh()) + " is too large; use at most 1,048,576");
@@ -189,19 +226,17 @@ void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
   check_hbm_capacity(w, m, dev);
   const OnChipBytes need = need_of(w, m, dev);
   if (fits(need, dev)) return;
-  const std::int64_t br_fit = largest_fitting(m.br, dev, [&](std::int64_t x) {
-    return need_of(w, Mapping{m.algo, x, m.bc}, dev);
-  });
-  const std::int64_t bc_fit = largest_fitting(m.bc, dev, [&](std::int64_t x) {
-    return need_of(w, Mapping{m.algo, m.br, x}, dev);
-  });
-  const std::int64_t sq_fit = largest_fitting(std::max(m.br, m.bc), dev, [&](std::int64_t x) {
-    return need_of(w, Mapping{m.algo, x, x}, dev);
-  });
+  const std::int64_t br_fit =
+      largest_fitting(m.br, dev, [&](std::int64_t x) { return need_of(w, with_tiles(m, x, m.bc), dev); });
+  const std::int64_t bc_fit =
+      largest_fitting(m.bc, dev, [&](std::int64_t x) { return need_of(w, with_tiles(m, m.br, x), dev); });
+  const std::int64_t sq_fit =
+      largest_fitting(std::max(m.br, m.bc), dev, [&](std::int64_t x) { return need_of(w, with_tiles(m, x, x), dev); });
   std::string msg = std::string(name(m.algo)) + " tiles Br=" + std::to_string(m.br) +
                     ", Bc=" + std::to_string(m.bc) + " (d=" + std::to_string(w.d) + ", " +
                     std::string(name(w.dtype)) + ") do not fit " + dev.name + ": need " +
-                    with_commas(need.shared) + " B of SRAM per block (capacity " +
+                    with_commas(need.shared) + " B of SRAM per block" +
+                    (m.double_buffer ? " with --double-buffer's second K and V tiles" : "") + " (capacity " +
                     with_commas(dev.sram_bytes_per_block) + " B) and " +
                     with_commas(need.registers) + " B of registers (capacity " +
                     with_commas(dev.register_bytes_per_block) + " B); ";
@@ -218,15 +253,17 @@ void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
 double execute_bytes(const Workload& w, const Mapping& m) {
   // Q, O and K, V as stored (HbmValues: e bytes an element), what the fp64
   // reference holds at a time (reference.hpp), plus S and P (as stored) for
-  // naive and the fp32 partials of decode (at most one per key tile). In
+  // naive and decode's fp32 partials Opart and Lpart, one set per split when
+  // there are two or more (the Simulation resolves splits = 0 before asking;
+  // unresolved, every key tile is counted, the most there can be). In
   // double: the point is to refuse shapes whose product would not fit anyway.
   const double n = static_cast<double>(w.N), nk = static_cast<double>(w.n_keys()), d = static_cast<double>(w.d);
   const double bh = static_cast<double>(w.bh()), bh_kv = static_cast<double>(w.bh_kv());
   const double e = static_cast<double>(w.elem_bytes());
   double bytes = 2 * bh * n * d * e + 2 * bh_kv * nk * d * e + reference_bytes(w);
   if (m.algo == Algo::naive) bytes += 2 * bh * n * nk * e;
-  if (m.algo == Algo::decode)
-    bytes += bh * n * (d + 1) * 4 * static_cast<double>(std::max<std::int64_t>(m.splits, ceil_div(w.n_keys(), m.bc)));
+  const std::int64_t splits = m.splits > 0 ? m.splits : ceil_div(w.n_keys(), m.bc);
+  if (m.algo == Algo::decode && splits > 1) bytes += bh * n * (d + 1) * 4 * static_cast<double>(splits);
   return bytes;
 }
 

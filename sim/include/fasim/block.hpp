@@ -61,6 +61,12 @@ class Block {
     TileMatrix* slot = numerics_ ? &scratch_.slot(shared_tiles_++) : nullptr;
     return Tile(&chip_, Placement::shared, rows, cols, dtype, numerics_, slot);
   }
+  /// @brief Shared memory held but never read by the program: with double
+  /// buffering, the K and V buffers the next key tile's loads fill while
+  /// this one is computed (the Machine overlaps the loads; this holds the bytes).
+  Tile shared_reserve(std::int64_t rows, std::int64_t cols, DType dtype) {
+    return Tile(&chip_, Placement::shared, rows, cols, dtype, false);
+  }
   /// @brief An fp32 tile held in registers (accumulators, scores, statistics).
   Tile registers(std::int64_t rows, std::int64_t cols) {
     return Tile(&chip_, Placement::registers, rows, cols, DType::fp32, numerics_);

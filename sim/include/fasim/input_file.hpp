@@ -4,10 +4,15 @@
 // error everywhere, naming what was asked for, the OS's reason and the fix.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace fasim {
+
+/// @brief The largest input file read: a sweep of 100,000 points is well
+/// under it, and a path to something endless (a huge log) fails fast.
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t{256} << 20;
 
 /// @brief The bytes of file `path`, all of them.
 ///
@@ -15,7 +20,8 @@ namespace fasim {
 /// @param fix ends the error, e.g. "check the path".
 /// @throws UserError "cannot read <what> '<path>': <reason>; <fix>" when the
 /// file cannot be opened or read; <reason> is the OS's ("No such file or
-/// directory", "Permission denied"), or "it is a directory".
+/// directory", "Permission denied"), "it is a directory", "it is not a
+/// regular file" (/dev/zero, a FIFO) or "it is larger than 256 MiB".
 std::string read_input_file(const std::string& path, std::string_view what, std::string_view fix);
 
 }  // namespace fasim

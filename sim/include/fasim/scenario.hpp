@@ -80,6 +80,16 @@ struct Scenario {
 /// an unknown dtype, algorithm or built-in device name.
 Scenario parse_scenario(std::string_view toml_text, const std::string& origin, const std::string& base_dir);
 
+struct Workload;
+struct SimOptions;
+
+/// @brief Writes every setting `sc` gives into a run's workload, mapping and
+/// options, and leaves the rest as they are. `fasim run` and `fasim sweep`
+/// both start from it, so neither can drop a key. Tiles: one of br and bc
+/// given sets both (square tiles, as the flags do); whether tiles were given
+/// at all is the caller's to read from `sc` (if not, it picks default tiles).
+void apply_scenario(const Scenario& sc, Workload& w, Mapping& m, SimOptions& o);
+
 /// @brief Reads and parses a scenario file; relative device paths are
 /// resolved against the file's directory. Throws UserError if unreadable.
 Scenario load_scenario(const std::string& path);

@@ -54,6 +54,11 @@ struct SweepSpec {
   std::vector<std::int64_t> br;  ///< query rows per tile (see above)
   std::vector<std::int64_t> bc;  ///< key rows per tile (see above)
   std::vector<std::int64_t> blocks_per_sm{0};  ///< Mapping::blocks_per_sm (0: as many as fit)
+  /// The base point: every point copies it and overwrites only the axes
+  /// above, so the settings no axis sweeps (kv_heads, N_kv, causal, window,
+  /// page_size; double_buffer, splits) hold at every point.
+  Workload workload;
+  Mapping mapping;  ///< the base point's mapping (see workload)
   SimOptions options{.numerics = false};  ///< counting only unless asked
 };
 

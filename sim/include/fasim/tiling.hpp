@@ -15,13 +15,18 @@ namespace fasim {
 /// @brief True if `need` fits the device's shared memory and registers per block.
 bool fits(const OnChipBytes& need, const DeviceSpec& dev);
 
-/// @brief flash1: the paper's Bc = ceil(M/4d), Br = min(Bc, d), shrunk until
-/// it fits. Others: the largest power of two t <= 128 whose tiles fit, with
+/// @brief flash1: the paper's Bc = ceil(M/4d), Br = min(Bc, d), capped by
+/// the next power of two >= N_kv (Br: >= N), shrunk until it fits. Others:
+/// the largest power of two t <= 128 whose tiles fit, with
 /// Br = min(t, next power of two >= the query rows (decode: heads / kv_heads * N))
 /// and Bc = min(t, next power of two >= N_kv); with paged K/V, Bc is rounded
 /// down to a multiple (or a divisor) of the page size. splits stays 0 (automatic).
 /// Throws UserError if not even 1 fits.
 Mapping default_tiles(Algo algo, const Workload& w, const DeviceSpec& dev);
+/// @brief default_tiles for `base` (its algorithm): its other settings
+/// (double_buffer, splits, blocks_per_sm) are kept, and the tiles are chosen
+/// to fit with them (double buffering holds two more K/V tiles).
+Mapping default_tiles(const Mapping& base, const Workload& w, const DeviceSpec& dev);
 
 /// @brief Checks the shape alone (positive, and small enough that every count
 /// fits in 64 bits; kv_heads divides heads; N_kv, window, page_size not

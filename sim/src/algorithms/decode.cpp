@@ -44,7 +44,7 @@ std::pair<std::int64_t, std::int64_t> split_tiles(const KeyTiles& t, std::int64_
 
 OnChipBytes split_need(const Workload& w, const Mapping& m) {
   const std::int64_t b = w.elem_bytes();
-  return {(m.br + 2 * m.bc) * w.d * b, (m.br * m.bc + m.br * w.d + 2 * m.br) * 4};
+  return {(m.br + kv_buffers(m) * m.bc) * w.d * b, (m.br * m.bc + m.br * w.d + 2 * m.br) * 4};
 }
 
 OnChipBytes combine_need(const Workload& w, const Mapping& m) {
@@ -69,6 +69,7 @@ Generator<Step> split(Block& blk, Mapping m) {
   Tile q = blk.shared(m.br, d, w.dtype);  // (Br, d) packed query rows
   Tile k = blk.shared(m.bc, d, w.dtype);  // (Bc, d)
   Tile v = blk.shared(m.bc, d, w.dtype);  // (Bc, d)
+  Tile next = blk.shared_reserve(m.double_buffer ? 2 * m.bc : 0, d, w.dtype);  // K_j+1, V_j+1 (double buffer)
   Tile sc = blk.registers(m.br, m.bc);    // (Br, Bc) S, then P
   Tile o = blk.registers(m.br, d);        // (Br, d) unnormalised output
   Tile ml = blk.registers(m.br, 2);       // (Br, 2) m | l

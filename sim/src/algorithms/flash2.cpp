@@ -15,7 +15,8 @@ namespace fasim::flash2 {
 OnChipBytes need(const Workload& w, const Mapping& m, const DeviceSpec&) {
   const std::int64_t b = w.elem_bytes();
   OnChipBytes n;
-  n.shared = (m.br + 2 * m.bc) * w.d * b;                  // Q_i, K_j, V_j
+  // Q_i, K_j, V_j, and with double buffering K_j+1, V_j+1 loading meanwhile.
+  n.shared = (m.br + kv_buffers(m) * m.bc) * w.d * b;
   n.registers = (m.br * m.bc + m.br * w.d + 2 * m.br) * 4;  // S/P, O, (m, l)
   return n;
 }
@@ -46,6 +47,7 @@ Generator<Step> block_program(Block& blk, Mapping m) {
   Tile q = blk.shared(m.br, d, w.dtype);  // (Br, d)
   Tile k = blk.shared(m.bc, d, w.dtype);  // (Bc, d)
   Tile v = blk.shared(m.bc, d, w.dtype);  // (Bc, d)
+  Tile next = blk.shared_reserve(m.double_buffer ? 2 * m.bc : 0, d, w.dtype);  // K_j+1, V_j+1 (double buffer)
   Tile s = blk.step_registers(m.br, m.bc);  // (Br, Bc) scores S, then probabilities P
   Tile o = blk.registers(m.br, d);          // (Br, d) unnormalised output
   Tile ml = blk.registers(m.br, 2);         // (Br, 2) running max m | running sum l

@@ -8,11 +8,16 @@
 #include <limits>
 
 #include "fasim/ledger.hpp"
+#include "fasim/mapping.hpp"
 #include "fasim/on_chip.hpp"
 #include "fasim/online_softmax.hpp"
 #include "fasim/step.hpp"
 
 namespace fasim {
+
+/// @brief K/V tiles of Bc rows a block holds in shared memory: K_j and V_j,
+/// and with double buffering K_j+1 and V_j+1, which load while j is computed.
+constexpr std::int64_t kv_buffers(const Mapping& m) { return m.double_buffer ? 4 : 2; }
 
 /// @brief S = scale * Q K^T on the first rows x cols of s. (rows, d) x (cols, d)^T.
 /// q and k are shared tiles of one block (distinct scratch slots: Tile::values).
