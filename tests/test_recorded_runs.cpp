@@ -156,6 +156,16 @@ TEST_CASE("recorded runs: the tensor-core kernel at tilings that hold two to fou
     check_ratchet(set);
 }
 
+TEST_CASE("recorded runs: shapes where placement matters, recorded after the runs of 11 SMs were chosen",
+          "[fidelity]") {
+  // flash1 with 8 to 24 heads near the L2's size, flash2 fp32 at d = 64 with
+  // 8 to 128 heads at one and two blocks per SM, version 4 at 32 and 128
+  // heads (docs/results/sm-runs-holdout-2026-11-24.sh, H200): no constant
+  // was chosen on them. flash1 with 12 heads is the largest miss (reads +123%).
+  check_ratchet({"h200-2026-11-24-sm-runs-holdout.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-24-sm-runs-holdout-misses.csv", 15});
+}
+
 TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of the buffers", "[fidelity]") {
   // The same 60 points as h200-2026-11-22-sweep.csv, each counted in 8
   // placements (fasim compare --placements 8; placements8-2026-11-23.sh).
