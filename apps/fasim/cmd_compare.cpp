@@ -390,7 +390,7 @@ Action add_compare(CLI::App& app) {
   sub->add_option("--br", a->br,
                   std::string("Br, query rows per tile (default: Bc if --bc is given; else the largest power of two <= 128 that fits, at most the query rows rounded up to a power of two; flash1: the paper's min(Bc, d))") + ints);
   sub->add_option("--bc", a->bc,
-                  std::string("Bc, key/value rows per tile (default: Br if --br is given; else as Br's default, with the keys in place of N; flash1: the paper's ceil(M / 4d))") + ints);
+                  std::string("Bc, key/value rows per tile (default: Br if --br is given; else as Br's default, with the keys in place of N; flash1: the paper's ceil(M / 4d), at most the keys rounded up to a power of two)") + ints);
   sub->add_option("--blocks-per-sm", a->blocks_per_sm,
                   std::string("At most this many blocks on one SM, in the simulator and on the GPU (default: as "
                               "many as fit)") + ints);

@@ -24,7 +24,7 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
                  "Br, query rows per tile (default: Bc if --bc is given; else the largest power of two <= 128 that fits, at most the query rows rounded up to a power of two; flash1: the paper's min(Bc, d))")
       ->check(integer);
   app.add_option("--bc", f.bc,
-                 "Bc, key/value rows per tile (default: Br if --br is given; else as Br's default, with the keys in place of N; flash1: the paper's ceil(M / 4d))")
+                 "Bc, key/value rows per tile (default: Br if --br is given; else as Br's default, with the keys in place of N; flash1: the paper's ceil(M / 4d), at most the keys rounded up to a power of two)")
       ->check(integer);
   app.add_option("--device", f.device, "Device name (see `fasim devices`) or path to a .toml (default h100)");
   app.add_option("--scenario", f.scenario, "TOML file with the same settings; flags override it");

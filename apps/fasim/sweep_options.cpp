@@ -12,8 +12,8 @@ void add_sweep_flags(CLI::App& sub, SweepArgs& a) {
   const char* ints = "1024 | 512,1024,4096 | 512:16384:x2 (geometric) | 16:128:+16 (arithmetic)";
   sub.add_option("--N", a.N, std::string("Sequence lengths: ") + ints + " (default 1024)");
   sub.add_option("--d", a.d, "Head dimensions, same syntax (default 64)");
-  sub.add_option("--br", a.br, "Br values, same syntax (default: largest power of two <= 128 that fits)");
-  sub.add_option("--bc", a.bc, "Bc values, same syntax (default: as Br)");
+  sub.add_option("--br", a.br, "Br values, same syntax (default: Bc's values if --bc is given, else each point's default tiles, as in fasim run --help)");
+  sub.add_option("--bc", a.bc, "Bc values, same syntax (default: Br's values if --br is given, else each point's default tiles)");
   sub.add_option("--batch", a.batch, "Batch sizes, same syntax (default 1)");
   sub.add_option("--heads", a.heads, "Head counts, same syntax (default 1)");
   sub.add_option("--blocks-per-sm", a.blocks_per_sm,
