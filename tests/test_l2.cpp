@@ -182,31 +182,12 @@ TEST_CASE("L2Cache: a clean share of 0 is plain LRU, and the default is kL2Clean
   CHECK(l2.dirty_bytes() == 400);
 }
 
-TEST_CASE("PartitionedL2: SMs sit next to the partitions in runs of kL2SmRun", "[l2]") {
-  // 132 SMs in 2 partitions: 12 runs of 11, so 66 next to each, as on the H100 and H200.
-  const PartitionedL2 gpu(256, 2, 132, 32);
-  std::int64_t next_to_0 = 0;
-  for (std::int64_t s = 0; s < 132; ++s) next_to_0 += gpu.partition_of(s) == 0;
-  CHECK(next_to_0 == 66);
-  CHECK(gpu.partition_of(kL2SmRun - 1) == 0);
-  CHECK(gpu.partition_of(kL2SmRun) == 1);
-  CHECK(gpu.partition_of(2 * kL2SmRun) == 0);
-  // A 16-block grid (blocks b on SM b): 11 next to one half, 5 next to the other.
-  std::int64_t first16 = 0;
-  for (std::int64_t s = 0; s < 16; ++s) first16 += gpu.partition_of(s) == 0;
-  CHECK(first16 == kL2SmRun);
-  // Fewer SMs than a round of runs: split evenly, in order.
-  const PartitionedL2 small(256, 2, 4, 32);
-  CHECK(small.partition_of(0) == 0);
-  CHECK(small.partition_of(1) == 0);
-  CHECK(small.partition_of(2) == 1);
-  CHECK(small.partition_of(3) == 1);
-  // 30 SMs: one round of 22, then 8 left, 4 next to each.
-  const PartitionedL2 odd(256, 2, 30, 32);
-  CHECK(odd.partition_of(22) == 0);
-  CHECK(odd.partition_of(25) == 0);
-  CHECK(odd.partition_of(26) == 1);
-  CHECK(odd.partition_of(29) == 1);
+TEST_CASE("PartitionedL2: SMs are dealt out to the partitions in turn", "[l2]") {
+  const PartitionedL2 l2(256, 2, 4, 32);
+  CHECK(l2.partition_of(0) == 0);
+  CHECK(l2.partition_of(1) == 1);
+  CHECK(l2.partition_of(2) == 0);
+  CHECK(l2.partition_of(3) == 1);
   const PartitionedL2 one(256, 1, 4, 32);
   CHECK(one.partition_of(3) == 0);
 }
@@ -218,15 +199,13 @@ TEST_CASE("PartitionedL2: a measured map puts each SM next to its partition", "[
   CHECK(l2.partition_of(2) == 1);
   CHECK_THROWS_AS(l2.set_sm_partitions({0, 1}), std::invalid_argument);        // not one per SM
   CHECK_THROWS_AS(l2.set_sm_partitions({0, 1, 2, 0}), std::invalid_argument);  // no partition 2
-  l2.set_sm_partitions({1, 1, 0, 0});
+  l2.set_sm_partitions({});  // back to dealing in turn
   CHECK(l2.partition_of(1) == 1);
-  l2.set_sm_partitions({});  // back to the runs: SMs 0 and 1 next to partition 0
-  CHECK(l2.partition_of(1) == 0);
 }
 
 TEST_CASE("PartitionedL2: far sectors are copied next to the reader, DRAM is read only at home", "[l2]") {
-  // 2 partitions of 4 sectors (32 B each); SMs 0 and 1 next to partition 0,
-  // 2 and 3 next to partition 1. Dirty share 1, clean share 0: no early write-back here.
+  // 2 partitions of 4 sectors (32 B each); SMs 0 and 2 next to partition 0,
+  // 1 and 3 next to partition 1. Dirty share 1, clean share 0: no early write-back here.
   PartitionedL2 l2(256, 2, 4, 32, 0, 1.0, 0.0);
   const TileKey k{TensorId::K, 0, 0, 0, 2, 32};
   // 4 sectors: 2 homed in each partition. SM 0 misses all; its partition keeps
@@ -246,8 +225,8 @@ TEST_CASE("PartitionedL2: far sectors are copied next to the reader, DRAM is rea
   CHECK(w.writeback_bytes == 0);
   CHECK(l2.dirty_bytes() == 128);
   CHECK(l2.used_bytes() == 6 * 32);
-  // SM 1 (partition 0) reads it back: every sector is next to it.
-  CHECK(l2.read(k, 128, 1).hit_bytes == 128);
+  // SM 2 (partition 0) reads it back: every sector is next to it.
+  CHECK(l2.read(k, 128, 2).hit_bytes == 128);
   CHECK(l2.used_bytes() == 6 * 32);
 }
 

@@ -220,12 +220,10 @@ TEST_CASE("L2 probes: data every SM re-reads, replayed with the SM layout measur
       INFO(gpu << " " << s.name << ": GPU " << want << " MiB, model " << got << " MiB");
       if (!writes && s.gpu.back().read > 0.5 * static_cast<double>(s.r_mib)) {
         // Past the cliff (every line in both halves: 2 R > the L2): within
-        // 15% with the measured layout. fasim's own runs of kL2SmRun SMs put
-        // each slice's readers (blocks b, b + 8, ...) next to both halves too,
-        // so its replay agrees. Dealt in turn they all sat next to one half:
-        // no copies, and half the misses.
+        // 15% with the measured layout. fasim's dealing in turn puts each
+        // slice's readers in one half, so fewer copies, and misses less.
         CHECK(std::abs(got - want) <= 0.15 * want);
-        CHECK(std::abs(total(replay_churn_probe(s, dev, 0.0), false) - got) <= 0.01 * want);
+        CHECK(std::abs(got - want) < std::abs(total(replay_churn_probe(s, dev, 0.0), false) - want));
         ++thrashing;
       }
       if (writes && want > 1.5) {

@@ -73,12 +73,7 @@ PartitionedL2::PartitionedL2(std::int64_t capacity_bytes, std::int64_t partition
 std::int64_t PartitionedL2::partition_of(std::int64_t sm) const {
   const std::int64_t s = std::clamp<std::int64_t>(sm, 0, sms_ - 1);
   if (!of_sm_.empty()) return of_sm_[static_cast<std::size_t>(s)];
-  // Runs of kL2SmRun SMs next to one partition, in turn; SMs past the last
-  // whole round of runs are split evenly, so each partition has its share.
-  const std::int64_t p = partitions(), round = p * kL2SmRun, whole = sms_ / round * round;
-  if (s < whole) return s / kL2SmRun % p;
-  const std::int64_t i = s - whole, each = (sms_ - whole) / p;
-  return each > 0 ? std::min(i / each, p - 1) : i % p;
+  return s % partitions();
 }
 
 void PartitionedL2::set_sm_partitions(std::vector<std::int64_t> of_sm) {

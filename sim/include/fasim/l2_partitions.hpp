@@ -5,15 +5,12 @@
 //    with the device's ways (l2_sets.hpp), or L2Cache with 0 ways;
 //  - every address has one home partition; addresses are hashed finely, so
 //    each tile's sectors spread evenly: partition k is home to 1/P of them;
-//  - an SM sits next to one partition: SMs come in runs of kL2SmRun next to
-//    one partition, the runs in turn (unless set_sm_partitions gives the
-//    measured map). Thread block b runs on SM b mod SMs, so consecutive
-//    blocks sit next to one partition in runs, as on the GPUs measured: they
-//    give each half 66 of 132 SMs and deal consecutive thread blocks to runs
-//    of 8 to 58 SMs of one half, 95% of consecutive pairs next to one half,
-//    and a 16-block grid 12 + 4 (docs/results/launch-placement-2026-11-23.md).
-//    Runs of 11 give each half 66 SMs and a 16-block grid 11 + 5
-//    (docs/results/sm-runs-2026-11-24.md).
+//  - an SM sits next to one partition (SM s: partition s mod P, unless
+//    set_sm_partitions gives the measured map). The GPUs measured pair SMs
+//    by TPC and give each half 66 of 132 SMs, and they deal consecutive
+//    thread blocks to runs of 8 to 58 SMs of one half
+//    (docs/results/h200-2026-11-22-sm-partition-probe.md); the simulator
+//    keeps dealing in turn, which fitted the attention sweeps better.
 //    A read of a sector homed in its own partition is an ordinary cache
 //    access. A read of a sector homed elsewhere first looks for a copy in the
 //    SM's own partition; on a miss it asks the home partition (an L2 hit if
@@ -42,20 +39,12 @@
 
 namespace fasim {
 
-/// @brief SMs in a run next to one L2 partition. Of the run lengths that give
-/// each half of an H100 or H200 its 66 SMs (the divisors of 66), 11 puts a
-/// 16-block grid closest to the measured 12 + 4; dealing in turn (1) put it
-/// 8 + 8 and made the copies of data read by a few consecutive blocks land
-/// in both halves. Assumed the same on other devices.
-inline constexpr std::int64_t kL2SmRun = 11;
-
 /// @brief An L2 of P partitions, each a tile-granular LRU write-back cache.
 class PartitionedL2 {
  public:
-  /// @brief `capacity_bytes` in all, split over `partitions`; `sms` SMs in
-  /// runs of kL2SmRun next to each partition in turn; each partition keeps
-  /// at most `dirty_share` of itself dirty and writes back the dirty tiles in
-  /// its least recently used `clean_share`.
+  /// @brief `capacity_bytes` in all, split over `partitions`; `sms` SMs dealt
+  /// out in turn; each partition keeps at most `dirty_share` of itself dirty
+  /// and writes back the dirty tiles in its least recently used `clean_share`.
   PartitionedL2(std::int64_t capacity_bytes, std::int64_t partitions, std::int64_t sms,
                 std::int64_t sector_bytes, std::int64_t ways = 0, double dirty_share = kL2DirtyShare,
                 double clean_share = kL2CleanShare);
@@ -78,8 +67,8 @@ class PartitionedL2 {
   /// @brief The partition next to SM `sm`.
   std::int64_t partition_of(std::int64_t sm) const;
   /// @brief Gives each SM the partition measured next to it (`of_sm[s]` for
-  /// SM s: one entry per SM, each below partitions()), in place of the
-  /// runs. An empty list goes back to the runs.
+  /// SM s: one entry per SM, each below partitions()), in place of dealing
+  /// SMs out in turn. An empty list goes back to dealing in turn.
   void set_sm_partitions(std::vector<std::int64_t> of_sm);
 
  private:
