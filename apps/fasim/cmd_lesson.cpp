@@ -127,7 +127,7 @@ Action add_lesson(CLI::App& app) {
   sub->add_option("lesson", args->which, "Lesson number (see 'fasim lesson'), or the path of a lesson .md file");
   sub->add_flag("--auto", args->automatic,
                 "Print the whole lesson without waiting for keys (each scenario cut to its first and last steps)");
-  sub->add_flag("--check", args->check, "Ask the lesson's exercises and grade the answers (read from stdin)");
+  sub->add_flag("--check", args->check, "Ask the lesson's exercises and grade the answers (read from stdin); exits 0 whatever the score, which the last line prints");
   sub->add_option("--answers", args->answers, "With --check: the answers, comma-separated, instead of asking");
   sub->add_flag("--markdown", args->markdown,
                 "Print the lesson as Markdown for the docs, its numbers computed (what the docs target runs)");
