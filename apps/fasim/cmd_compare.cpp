@@ -240,11 +240,6 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
   return cmp;
 }
 
-std::string pad(const std::string& s, std::size_t width, bool right = true) {
-  if (s.size() >= width) return s;
-  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
-}
-
 std::string show(const Row& r, double v) {
   if (r.def->id == Metric::time_s) {
     char buf[32];
