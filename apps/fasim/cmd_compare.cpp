@@ -62,6 +62,16 @@ constexpr MetricDef kMetrics[] = {
     {Metric::dram_read_bytes, "DRAM read bytes"},           {Metric::dram_write_bytes, "DRAM write bytes"},
     {Metric::time_s, "time (s)"}};
 
+/// Where m is in kMetrics, in a Comparison's rows and in MetricValues: all three are in Metric order.
+constexpr std::size_t at(Metric m) { return static_cast<std::size_t>(m); }
+
+constexpr bool in_metric_order() {
+  for (std::size_t i = 0; i < std::size(kMetrics); ++i)
+    if (at(kMetrics[i].id) != i) return false;
+  return std::size(kMetrics) == kMetricCount;
+}
+static_assert(in_metric_order(), "kMetrics must list every Metric in enum order: rows are indexed by at(Metric)");
+
 struct Row {
   const MetricDef* def = nullptr;
   double predicted = 0;
@@ -170,7 +180,8 @@ struct Comparison {
   double predicted_background_write_bytes = 0;  ///< of the predicted DRAM writes: the GPU's own
   std::string predicted_bound;
   std::string predicted_occupancy;  ///< blocks per SM of each simulated kernel, "2" or "4, 8, 2"
-  bool hbm_exact() const { return rows[0].exact() && rows[1].exact(); }
+  const Row& row(Metric m) const { return rows[at(m)]; }
+  bool hbm_exact() const { return row(Metric::hbm_read_bytes).exact() && row(Metric::hbm_write_bytes).exact(); }
 };
 
 Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int placements) {
@@ -192,17 +203,17 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
 
   const Traffic own = m.own_total();
   const MetricValues p = predicted_metrics(sim);
-  auto row = [](const MetricDef* def, double predicted, std::optional<double> measured, bool exact_required) {
+  auto row = [&p](Metric id, std::optional<double> measured, bool exact_required) {
     Row r;
-    r.def = def;
-    r.predicted = predicted;
+    r.def = &kMetrics[at(id)];
+    r.predicted = p[at(id)];
     r.measured = measured;
     r.exact_required = exact_required;
     return r;
   };
   // A counter row: the median range's value, and the least and most of all ranges.
-  auto hw = [&](const MetricDef* def, double predicted, double (*get)(const cuda::HwCounters&)) {
-    Row r = row(def, predicted, std::nullopt, false);
+  auto hw = [&](Metric id, double (*get)(const cuda::HwCounters&)) {
+    Row r = row(id, std::nullopt, false);
     if (!m.hw) return r;
     r.measured = get(*m.hw);
     for (const cuda::HwCounters& h : m.hw_runs) {
@@ -211,15 +222,15 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
     }
     return r;
   };
-  Row time = row(&kMetrics[6], p[6], m.time.median_s, false);
+  Row time = row(Metric::time_s, m.time.median_s, false);
   time.min = m.time.min_s;
   time.max = m.time.max_s;
-  cmp.rows = {row(&kMetrics[0], p[0], static_cast<double>(own.read_bytes), true),
-              row(&kMetrics[1], p[1], static_cast<double>(own.write_bytes), true),
-              hw(&kMetrics[2], p[2], [](const cuda::HwCounters& h) { return h.l2_read_bytes(); }),
-              hw(&kMetrics[3], p[3], [](const cuda::HwCounters& h) { return h.l2_write_bytes(); }),
-              hw(&kMetrics[4], p[4], [](const cuda::HwCounters& h) { return h.dram_read_bytes; }),
-              hw(&kMetrics[5], p[5], [](const cuda::HwCounters& h) { return h.dram_write_bytes; }),
+  cmp.rows = {row(Metric::hbm_read_bytes, static_cast<double>(own.read_bytes), true),
+              row(Metric::hbm_write_bytes, static_cast<double>(own.write_bytes), true),
+              hw(Metric::l2_read_bytes, [](const cuda::HwCounters& h) { return h.l2_read_bytes(); }),
+              hw(Metric::l2_write_bytes, [](const cuda::HwCounters& h) { return h.l2_write_bytes(); }),
+              hw(Metric::dram_read_bytes, [](const cuda::HwCounters& h) { return h.dram_read_bytes; }),
+              hw(Metric::dram_write_bytes, [](const cuda::HwCounters& h) { return h.dram_write_bytes; }),
               time};
   cmp.predicted_seconds = sim.time().seconds;
   cmp.predicted_background_write_bytes = background_write_bytes(sim);
@@ -229,13 +240,8 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
   return cmp;
 }
 
-std::string pad(const std::string& s, std::size_t width, bool right = true) {
-  if (s.size() >= width) return s;
-  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
-}
-
 std::string show(const Row& r, double v) {
-  if (r.def == &kMetrics[6]) {
+  if (r.def->id == Metric::time_s) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f us", v * 1e6);
     return buf;
@@ -261,6 +267,9 @@ void print_table(std::ostream& os, const Comparison& cmp) {
   const RunConfig& c = cmp.config;
   const Workload& w = c.workload;
   const cuda::Measurement& m = cmp.measured;
+  const Row& time = cmp.row(Metric::time_s);
+  const Row& read = cmp.row(Metric::dram_read_bytes);
+  const Row& written = cmp.row(Metric::dram_write_bytes);
   os << "fasim compare: " << name(c.mapping.algo) << " " << name(w.dtype) << ", batch " << w.batch << " x heads "
      << w.heads << ", N " << w.N << ", d " << w.d << (w.causal ? ", causal" : "") << ", Br " << c.mapping.br
      << ", Bc " << c.mapping.bc << ", L2 " << cuda::l2_start_name(m.l2)
@@ -282,15 +291,14 @@ void print_table(std::ostream& os, const Comparison& cmp) {
         "  the GPU's background writes ("
      << with_commas(static_cast<std::int64_t>(std::llround(cmp.predicted_background_write_bytes))) << " B: [hbm] "
         "background_write_mib_per_s x predicted time). Time: median of "
-     << m.time.runs << " unprofiled runs\n  (min " << show(cmp.rows[6], m.time.min_s) << ", max "
-     << show(cmp.rows[6], m.time.max_s) << ").\n";
+     << m.time.runs << " unprofiled runs\n  (min " << show(time, m.time.min_s) << ", max "
+     << show(time, m.time.max_s) << ").\n";
   if (!m.hw) os << "  hardware counters unavailable: " << m.hw_unavailable << "\n";
   if (m.hw_runs.size() > 1)
     os << "  Counters: the median of " << m.hw_runs.size() << " ranges"
        << (m.placements > 1 ? " in " + std::to_string(m.placements) + " placements of the buffers" : std::string())
-       << "; DRAM read " << show(cmp.rows[4], *cmp.rows[4].min)
-       << " to " << show(cmp.rows[4], *cmp.rows[4].max) << " B, written " << show(cmp.rows[5], *cmp.rows[5].min) << " to "
-       << show(cmp.rows[5], *cmp.rows[5].max) << " B.\n";
+       << "; DRAM read " << show(read, *read.min) << " to " << show(read, *read.max) << " B, written "
+       << show(written, *written.min) << " to " << show(written, *written.max) << " B.\n";
   if (m.checked) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "  GPU output: max abs error %.2e, max rel error %.2e against an fp64 reference\n",
@@ -355,7 +363,7 @@ int run_sweep(const CompareArgs& a, CLI::App* sub, const std::vector<Point>& poi
     try {
       const Comparison cmp = compare_point(f, a.runs, a.counter_runs, a.placements);
       write_csv_rows(os, cmp, date);
-      const auto t = cmp.rows[6].error_pct();
+      const auto t = cmp.row(Metric::time_s).error_pct();
       char line[64];
       std::snprintf(line, sizeof line, "time %+.1f%%", t ? *t : 0.0);
       std::cerr << "[" << done << "/" << points.size() << "] " << describe(cmp.config.workload, cmp.config.mapping, cmp.config.options.l2) << ": HBM "

@@ -86,11 +86,6 @@ struct GpuArgs {
 };
 
 #if FASIM_HAVE_CUDA
-std::string pad(const std::string& s, std::size_t width, bool right = true) {
-  if (s.size() >= width) return s;
-  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
-}
-
 std::string bytes(double b) { return with_commas(static_cast<std::int64_t>(b + 0.5)) + " B"; }
 
 std::string fmt(const char* format, double v) {

@@ -10,11 +10,6 @@ namespace fasim::cli {
 
 namespace {
 
-std::string pad(const std::string& s, std::size_t width, bool right = true) {
-  if (s.size() >= width) return s;
-  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
-}
-
 std::string percent(double part, double whole) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", whole > 0 ? 100.0 * part / whole : 0.0);

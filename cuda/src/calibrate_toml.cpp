@@ -59,17 +59,6 @@ std::string one_line(std::string s) {
   return s;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
-}
-
-std::string pad(const std::string& s, std::size_t width, bool right) {
-  if (s.size() >= width) return s;
-  return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
-}
-
 // A figure for the table: integers with commas, others with 4 significant digits.
 std::string show(double v, const std::string& unit) {
   if (unit == "bytes" || unit == "count") return with_commas(static_cast<std::int64_t>(std::llround(v)));

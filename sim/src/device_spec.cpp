@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include "fasim/error.hpp"
+#include "fasim/format.hpp"
 #include "fasim/input_file.hpp"
 #include "toml_text.hpp"
 
@@ -298,12 +299,6 @@ void check_consistency(const Reader& r, const DeviceSpec& d) {
     r.fail(r.pos("l2", "bytes"), "[l2] bytes (" + std::to_string(d.l2_bytes) + ") must be a multiple of " + line +
                                      " x [l2] partitions (" + std::to_string(d.l2_partitions) +
                                      "); each partition is a whole number of lines");
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::string read_file(const std::string& path) { return read_input_file(path, "device file", "check the path"); }

@@ -12,12 +12,6 @@
 namespace fasim {
 namespace {
 
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 bool digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
 
 // "12", "0.5", ".5", "3.": digits with at most one '.'.

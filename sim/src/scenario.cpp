@@ -13,6 +13,7 @@
 
 #include "fasim/device_spec.hpp"
 #include "fasim/error.hpp"
+#include "fasim/format.hpp"
 #include "fasim/input_file.hpp"
 #include "fasim/simulation.hpp"
 #include "fasim/workload.hpp"
@@ -24,12 +25,6 @@ namespace {
 // Keep in step with parse_dtype / parse_algo (they offer no list of names).
 constexpr std::string_view kDtypes = "fp32, fp16, bf16";
 constexpr std::string_view kAlgos = kAlgoNames;
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Same rule as load_device: a name with '/' or ending in ".toml" is a path.
 bool is_path(std::string_view s) { return s.ends_with(".toml") || s.find('/') != std::string_view::npos; }

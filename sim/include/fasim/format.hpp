@@ -22,5 +22,10 @@ std::string human_count(double v);
 std::string csv_number(double v);
 /// @brief s as one CSV cell: quoted (quotes doubled) if it holds a comma, quote or newline.
 std::string csv_cell(const std::string& s);
+/// @brief s padded with spaces to width bytes, on the left (right = true: right-aligned) or on the
+/// right; s as it is if already that wide. Bytes, not display columns: for ASCII tables.
+std::string pad(const std::string& s, std::size_t width, bool right = true);
+/// @brief s in ASCII lower case ("H100" -> "h100"), for names matched without regard to case.
+std::string lower(std::string_view s);
 
 }  // namespace fasim
