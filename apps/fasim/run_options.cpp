@@ -14,7 +14,7 @@ namespace fasim::cli {
 void add_run_flags(CLI::App& app, RunFlags& f) {
   f.app = &app;
   const CLI::Validator integer = whole_number<std::int64_t>();
-  app.add_option("--algo", f.algo, "Algorithm: naive | flash1 | flash2 | decode (default flash2)");
+  app.add_option("--algo", f.algo, "Algorithm: one of " + std::string(kAlgoNames) + " (default flash2)");
   app.add_option("--N", f.N, "Sequence length N (default 1024)")->check(integer);
   app.add_option("--d", f.d, "Head dimension d (default 64)")->check(integer);
   app.add_option("--batch", f.batch, "Batch size (default 1)")->check(integer);

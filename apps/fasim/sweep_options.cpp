@@ -18,7 +18,7 @@ void add_sweep_flags(CLI::App& sub, SweepArgs& a) {
   sub.add_option("--heads", a.heads, "Head counts, same syntax (default 1)");
   sub.add_option("--blocks-per-sm", a.blocks_per_sm,
                  "Most blocks on one SM at once, same syntax (default: as many as fit)");
-  sub.add_option("--algo", a.algo, "Algorithms: naive,flash1,flash2 or any of them (default flash2)");
+  sub.add_option("--algo", a.algo, "Algorithms, a comma list of " + std::string(kAlgoNames) + " (default flash2)");
   sub.add_option("--dtype", a.dtype, "Storage types: fp32,fp16,bf16 or any of them (default fp16)");
   sub.add_option("--device", a.device, "Devices: names or .toml paths, comma-separated (default h100)");
   sub.add_option("--scenario", a.scenario, "TOML file with the fixed settings; flags override it");

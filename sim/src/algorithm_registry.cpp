@@ -5,6 +5,9 @@
 #include "fasim/algorithms/naive.hpp"
 #include "fasim/program.hpp"
 
+#include <stdexcept>
+#include <string>
+
 namespace fasim {
 
 const std::vector<AlgorithmInfo>& algorithms() {
@@ -24,7 +27,9 @@ const std::vector<AlgorithmInfo>& algorithms() {
 const AlgorithmInfo& algorithm(Algo a) {
   for (const AlgorithmInfo& info : algorithms())
     if (info.algo == a) return info;
-  return algorithms().front();
+  // Every Algo value has a row above; reaching here means one was added to the
+  // enum without its row, a programming error rather than bad input.
+  throw std::logic_error("algorithm(): no registry row for Algo " + std::to_string(static_cast<int>(a)));
 }
 
 }  // namespace fasim

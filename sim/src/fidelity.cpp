@@ -156,7 +156,7 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
       RecordedPoint p;
       p.device = f[0], p.driver = f[1], p.date = f[2];
       const auto algo = parse_algo(f[3]);
-      if (!algo) throw UserError(where + "unknown algorithm '" + f[3] + "'; use naive, flash1, flash2 or decode");
+      if (!algo) throw UserError(where + "unknown algorithm '" + f[3] + "'; use one of " + std::string(kAlgoNames));
       const auto dtype = parse_dtype(f[4]);
       if (!dtype) throw UserError(where + "unknown dtype '" + f[4] + "'; use fp32, fp16 or bf16");
       if (f[11] != "cold" && f[11] != "warm")
