@@ -350,7 +350,7 @@ TEST_CASE("library error paths name the problem and the fix in one line", "[erro
       {"recorded: a short row", recorded_file("r2.csv", kRecordedHeader + "x,y,z\n"),
        "r2.csv:2: expected 15 fields, found 3", "fix the row"},
       {"recorded: an unknown algorithm", recorded_file("r3.csv", recorded(3, "flash9")),
-       "r3.csv:2: unknown algorithm 'flash9'", "use naive, flash1, flash2 or decode"},
+       "r3.csv:2: unknown algorithm 'flash9'", "use one of naive, flash1, flash2, decode"},
       {"recorded: an unknown dtype", recorded_file("r4.csv", recorded(4, "fp8")), "r4.csv:2: unknown dtype 'fp8'",
        "use fp32, fp16 or bf16"},
       {"recorded: an unknown L2 mode", recorded_file("r5.csv", recorded(11, "hot")), "r5.csv:2: unknown l2_mode 'hot'",
