@@ -155,6 +155,13 @@ TEST_CASE("recorded fit: one point's least and most are the CSV's own cells", "[
   }
   REQUIRE(cells.size() == 17);
   RecordedFits fits;
+  int notes = 0;
+  std::size_t noted_points = 0;
+  fits.on_predict = [&](const std::string& file, std::size_t points) {
+    ++notes;
+    noted_points = points;
+    CHECK(file == csv);
+  };
   RecordedSelection one;
   one.csv = csv;
   one.device = std::string(FASIM_SOURCE_DIR) + "/docs/results/h200-2026-11-22-measured.toml";
@@ -165,6 +172,17 @@ TEST_CASE("recorded fit: one point's least and most are the CSV's own cells", "[
   CHECK(j["measured_min"]["dram_read_bytes"].get<double>() == std::stod(cells[15]));
   CHECK(j["measured_max"]["dram_read_bytes"].get<double>() == std::stod(cells[16]));
   CHECK(j["measured_min"]["dram_read_bytes"].get<double>() < j["measured_max"]["dram_read_bytes"].get<double>());
+
+  // The file was predicted once, and the note named all its points: one
+  // time_s row per point. A second selection of the same file predicts nothing.
+  std::ifstream again(csv);
+  std::size_t time_rows = 0;
+  while (std::getline(again, line)) time_rows += line.find(",time_s,") != std::string::npos;
+  CHECK(notes == 1);
+  CHECK(noted_points == time_rows);
+  one.filters = {{"--algo", "flash2"}};
+  (void)fits.get(one);
+  CHECK(notes == 1);
 }
 
 TEST_CASE("recorded fit: a filter that keeps nothing names the values there are", "[fidelity]") {

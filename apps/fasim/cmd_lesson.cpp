@@ -179,7 +179,18 @@ Action add_lesson(CLI::App& app) {
       if (has_answers) answers = args->answers;
       return check_exercises(lesson, reports, style, answers, std::cin, isatty(STDIN_FILENO), std::cout);
     }
+    // A lesson that quotes recorded GPU runs predicts them all again before
+    // its first page (about 10 s for lesson 8 on two cores): say so.
+    const bool note = isatty(STDERR_FILENO) == 1;
+    bool noted = false;
+    if (note)
+      reports.on_recorded_predict([&](const std::string& csv, std::size_t points) {
+        std::cerr << "\r\033[Kpredicting the " << points << " recorded points of "
+                  << fs::path(csv).filename().string() << " again..." << std::flush;
+        noted = true;
+      });
     const auto parts = build_parts(lesson, reports, style);
+    if (noted) std::cerr << "\r\033[K" << std::flush;
     if (!args->automatic && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
       show_interactive(lesson, parts, reports, style);
     else

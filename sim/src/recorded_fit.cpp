@@ -220,6 +220,7 @@ const nlohmann::json& RecordedFits::get(const RecordedSelection& sel) {
     auto run = std::make_unique<Run>();
     run->points = read_recorded_csv(sel.csv);
     run->device = load_device(device);
+    if (on_predict) on_predict(sel.csv, run->points.size());
     run->reps = repredict(run->points, run->device);
     found = runs_.emplace(run_key, std::move(run)).first;
   }

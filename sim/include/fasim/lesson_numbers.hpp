@@ -84,6 +84,10 @@ class ScenarioReports {
   /// @brief The fit JSON of recorded points (recorded_fit.hpp); each file is
   /// read and predicted again once.
   const nlohmann::json& recorded(const RecordedSelection& sel) { return recorded_.get(sel); }
+  /// @brief Calls `note` before each recorded file is predicted again.
+  void on_recorded_predict(std::function<void(const std::string&, std::size_t)> note) {
+    recorded_.on_predict = std::move(note);
+  }
   /// @brief The part of a recorded ncu CSV that `sel` picks (recorded_ncu.hpp);
   /// each file is read once.
   const nlohmann::json& profile(const NcuSelection& sel) { return profiles_.get(sel); }

@@ -36,6 +36,7 @@
 // made again now, not the ones written in the CSV.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -111,6 +112,9 @@ class RecordedFits {
   /// @brief recorded_fit_json of `sel`. Throws UserError (no location) if the
   /// file or device does not load or the filters keep no point.
   const nlohmann::json& get(const RecordedSelection& sel);
+  /// @brief Called with the CSV and its number of points just before a file
+  /// is predicted again (seconds for a big sweep), e.g. for a progress line.
+  std::function<void(const std::string& csv, std::size_t points)> on_predict;
 
  private:
   struct Run {  // points first: the repredictions point into them
