@@ -204,6 +204,20 @@ TEST_CASE("double buffering holds a second K and V tile in SRAM", "[sram]") {
     sim.run();
     CHECK(sim.ledger().peak_sram_bytes() == sim.need().shared);
   }
+  // naive streams K_j (kernel 1), S chunks (kernel 2, two passes) and P_ij with
+  // V_j (kernel 3); each gets a second copy. At d = 64, N = 4096 kernel 3 is the
+  // largest: 2 (Br Bc + Bc d) e = 2 * (4096 + 4096) * 2 = 32,768 B, against
+  // kernel 1's (Br + 2 Bc) d e = 24,576 B and kernel 2's 2 Br Bc e = 16,384 B.
+  {
+    Mapping m{Algo::naive, 64, 64};
+    const Workload narrow{1, 2, 4096, 64, DType::fp16};
+    CHECK(Simulation(dev, narrow, m, {.numerics = false}).need().shared == (64 * 64 + 64 * 64) * 2);
+    m.double_buffer = true;
+    Simulation sim(dev, narrow, m, {.numerics = false});
+    CHECK(sim.need().shared == 2 * (64 * 64 + 64 * 64) * 2);
+    sim.run();
+    CHECK(sim.ledger().peak_sram_bytes() == sim.need().shared);
+  }
   // 64 x 64 tiles: 49,152 B without, 81,920 B with; of 233,472 B per SM,
   // four blocks become two (registers, 49,664 B of 262,144, would allow five).
   Mapping m{Algo::flash2, 64, 64};

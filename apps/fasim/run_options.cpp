@@ -35,7 +35,7 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
       ->delimiter(',');
   app.add_flag("--no-numerics", f.no_numerics, "Count bytes and FLOPs only; compute no values (for large shapes)");
   app.add_option("--l2", f.l2, "L2 at the start: cold (empty) | warm (holding Q, K, V) (default cold)");
-  app.add_flag("--double-buffer", f.double_buffer, "Load the next K/V tile while computing this one");
+  app.add_flag("--double-buffer", f.double_buffer, "Load the next tile while computing this one (K and V; naive also S and P chunks); SRAM holds both copies");
   app.add_option("--blocks-per-sm", f.blocks_per_sm,
                  "At most this many thread blocks on one SM at once (default: as many as fit); on the GPU, kept by "
                  "asking for more shared memory per block")

@@ -236,7 +236,9 @@ void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
                     ", Bc=" + std::to_string(m.bc) + " (d=" + std::to_string(w.d) + ", " +
                     std::string(name(w.dtype)) + ") do not fit " + dev.name + ": need " +
                     with_commas(need.shared) + " B of SRAM per block" +
-                    (m.double_buffer ? " with --double-buffer's second K and V tiles" : "") + " (capacity " +
+                    (!m.double_buffer ? ""
+                     : m.algo == Algo::naive ? " with --double-buffer's second tiles"
+                                             : " with --double-buffer's second K and V tiles") + " (capacity " +
                     with_commas(dev.sram_bytes_per_block) + " B) and " +
                     with_commas(need.registers) + " B of registers (capacity " +
                     with_commas(dev.register_bytes_per_block) + " B); ";
