@@ -2,7 +2,10 @@
 // Bad input -> one line on stderr and exit code 2; Ctrl-C -> no partial files.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <map>
 #include <new>
+#include <string>
+#include <utility>
 
 #include "commands.hpp"
 #include "fasim/atomic_file.hpp"
@@ -19,15 +22,22 @@ int main(int argc, char** argv) {
 #else
   app.set_version_flag("--version", "fasim " FASIM_VERSION " (CPU only: no CUDA backend)");
 #endif
-  fasim::cli::Action run = fasim::cli::add_run(app);
-  fasim::cli::Action step = fasim::cli::add_step(app);
-  fasim::cli::Action devices = fasim::cli::add_devices(app);
-  fasim::cli::Action sweep = fasim::cli::add_sweep(app);
-  fasim::cli::Action plot = fasim::cli::add_plot(app);
-  fasim::cli::Action gpu = fasim::cli::add_gpu(app);
-  fasim::cli::Action compare = fasim::cli::add_compare(app);
-  fasim::cli::Action lesson = fasim::cli::add_lesson(app);
-  fasim::cli::Action trace = fasim::cli::add_trace(app);
+  // Each command registers its flags and hands back what runs it; the order
+  // here is the order of `fasim --help` and of the unknown-command message.
+  using Add = fasim::cli::Action (*)(CLI::App&);
+  const std::pair<const char*, Add> commands[] = {
+      {"run", fasim::cli::add_run},         {"step", fasim::cli::add_step},
+      {"devices", fasim::cli::add_devices}, {"sweep", fasim::cli::add_sweep},
+      {"plot", fasim::cli::add_plot},       {"gpu", fasim::cli::add_gpu},
+      {"compare", fasim::cli::add_compare}, {"lesson", fasim::cli::add_lesson},
+      {"trace", fasim::cli::add_trace},
+  };
+  std::map<std::string, fasim::cli::Action> actions;
+  std::string names;
+  for (const auto& [name, add] : commands) {
+    actions[name] = add(app);
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  }
 
   try {
     app.parse(argc, argv);
@@ -44,7 +54,7 @@ int main(int argc, char** argv) {
                   << "' is not a flag of fasim itself; flags go after a command: fasim COMMAND [flags] (see 'fasim --help')\n";
       else
         std::cerr << "fasim: error: unknown command '" << fasim::one_line(argv[1])
-                  << "'; use one of run, step, trace, devices, sweep, plot, gpu, compare, lesson (see 'fasim --help')\n";
+                  << "'; use one of " << names << " (see 'fasim --help')\n";
       return 2;
     }
     std::string where = app.get_subcommands().empty() ? "fasim" : "fasim " + app.get_subcommands()[0]->get_name();
@@ -53,17 +63,8 @@ int main(int argc, char** argv) {
   }
 
   try {
-    for (auto* sub : app.get_subcommands()) {
-      if (sub->get_name() == "run") return run();
-      if (sub->get_name() == "step") return step();
-      if (sub->get_name() == "devices") return devices();
-      if (sub->get_name() == "sweep") return sweep();
-      if (sub->get_name() == "plot") return plot();
-      if (sub->get_name() == "gpu") return gpu();
-      if (sub->get_name() == "compare") return compare();
-      if (sub->get_name() == "lesson") return lesson();
-      if (sub->get_name() == "trace") return trace();
-    }
+    for (auto* sub : app.get_subcommands())
+      if (auto it = actions.find(sub->get_name()); it != actions.end()) return it->second();
   } catch (const fasim::UserError& e) {
     std::cerr << "fasim: error: " << e.what() << "\n";
     return 2;
