@@ -38,6 +38,39 @@ Mapping paper_tiles(const Workload& w, const DeviceSpec& dev) {
 
 namespace {
 
+// The paper's update of rows x cols scores in s: m~ = rowmax S,
+// P~ = exp(S - m~), l~ = rowsum P~, m' = max(m, m~),
+// l' = e^(m - m') l + e^(m~ - m') l~, and the factors of
+// O' = (l e^(m - m') O + e^(m~ - m') P~ V) / l' as O' = a O + c P~ V.
+// s becomes P~ (rounded to the storage dtype, as the kernel's P~ V takes it);
+// ml holds m | l. A row whose scores here are all masked has m~ = -inf and
+// P~ = 0; one that has seen no key yet keeps O = 0, m = -inf, l = 0.
+void paper_update(TileMatrix& s, TileMatrix& ml, Eigen::VectorXf& a, Eigen::VectorXf& c, std::int64_t rows,
+                  std::int64_t cols, DType dtype) {
+  constexpr float kNone = -std::numeric_limits<float>::infinity();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    auto srow = s.row(r).head(cols);
+    const float mt = srow.maxCoeff<Eigen::PropagateNaN>();
+    if (mt == kNone) srow.setZero();
+    else srow = (srow.array() - mt).exp().matrix();
+    const float lt = srow.sum();
+    const float m_new = running_max(ml(r, 0), mt);
+    if (m_new == kNone) {
+      a(r) = 1;
+      c(r) = 0;
+      continue;
+    }
+    const float e_old = std::exp(ml(r, 0) - m_new), e_new = std::exp(mt - m_new);
+    const float l_new = e_old * ml(r, 1) + e_new * lt;
+    a(r) = ml(r, 1) * e_old / l_new;
+    c(r) = e_new / l_new;
+    ml(r, 0) = m_new;
+    ml(r, 1) = l_new;
+    if (dtype != DType::fp32)
+      for (std::int64_t x = 0; x < cols; ++x) srow(x) = round_to(dtype, srow(x));
+  }
+}
+
 Generator<Step> block_program(Block& blk, Mapping m) {
   const Workload& w = blk.workload();
   const std::int64_t d = w.d;
@@ -101,35 +134,7 @@ Generator<Step> block_program(Block& blk, Mapping m) {
       co_yield blk.compute(StepKind::matmul, "S = scale * Q K^T", TensorId::S, rows, cols,
                            score_flops(rows, cols, d));
 
-      // The paper's update: m~ = rowmax S, P~ = exp(S - m~), l~ = rowsum P~,
-      // m' = max(m, m~), l' = e^(m - m') l + e^(m~ - m') l~,
-      // O' = (l e^(m - m') O + e^(m~ - m') P~ V) / l'.
-      // A row whose scores here are all masked has m~ = -inf and P~ = 0; one
-      // that has seen no key yet keeps O = 0, m = -inf, l = 0.
-      if (num) {
-        for (std::int64_t r = 0; r < rows; ++r) {
-          auto srow = s.data.row(r).head(cols);
-          const float mt = srow.maxCoeff<Eigen::PropagateNaN>();
-          constexpr float kNone = -std::numeric_limits<float>::infinity();
-          if (mt == kNone) srow.setZero();
-          else srow = (srow.array() - mt).exp().matrix();
-          const float lt = srow.sum();
-          const float m_new = running_max(ml.data(r, 0), mt);
-          if (m_new == kNone) {
-            a(r) = 1;
-            c(r) = 0;
-            continue;
-          }
-          const float e_old = std::exp(ml.data(r, 0) - m_new), e_new = std::exp(mt - m_new);
-          const float l_new = e_old * ml.data(r, 1) + e_new * lt;
-          a(r) = ml.data(r, 1) * e_old / l_new;
-          c(r) = e_new / l_new;
-          ml.data(r, 0) = m_new;
-          ml.data(r, 1) = l_new;
-          if (w.dtype != DType::fp32)
-            for (std::int64_t x = 0; x < cols; ++x) srow(x) = round_to(w.dtype, srow(x));
-        }
-      }
+      if (num) paper_update(s.data, ml.data, a, c, rows, cols, w.dtype);
       co_yield with_row(blk.compute(StepKind::softmax, "m~, P~, l~; m', l'", TensorId::P, rows, cols,
                                     {.matmul = 0, .other = 4 * rows * cols + 11 * rows, .exp = rows * cols + 2 * rows}),
                         ml, watched, num);
