@@ -184,16 +184,24 @@ step_sanitize() {
   [ -n "$FASIM" ] && command -v compute-sanitizer >/dev/null || { note "- compute-sanitizer: not available; skipped"; return 0; }
   local start=$SECONDS tool args log bad=0 runs=0
   : >"$OUT/sanitizer.txt"
+  local shapes=(
+    "--algo naive --dtype fp32 --N 200 --d 64"
+    "--algo naive --dtype fp16 --N 77 --d 128"
+    "--algo flash1 --dtype fp32 --N 200 --d 64"
+    "--algo flash2 --dtype fp32 --N 77 --d 128 --br 64 --bc 64"
+    "--algo flash2 --dtype fp16 --N 200 --d 64"
+    "--algo flash2 --dtype bf16 --N 130 --d 128 --heads 2"
+    "--algo flash2 --dtype fp16 --N 200 --d 64 --kernel 6 --br 128 --bc 128"
+    "--algo flash2 --dtype bf16 --N 130 --d 128 --heads 2 --kernel 6 --br 128 --bc 64"
+    "--algo flash2 --dtype fp16 --N 77 --d 64 --kernel 6 --br 64 --bc 64 --causal"
+    "--algo flash2 --dtype fp16 --N 200 --d 64 --kernel 7 --br 128 --bc 128"
+    "--algo flash2 --dtype bf16 --N 130 --d 128 --heads 2 --kernel 7 --br 128 --bc 64"
+    "--algo flash2 --dtype fp16 --N 300 --d 128 --kernel 7 --br 128 --bc 128 --causal"
+    "--algo flash2 --dtype fp32 --N 200 --d 64 --blocks-per-sm 1"
+    "--algo flash2 --dtype fp16 --N 200 --d 128 --kernel 4 --br 64 --bc 64 --blocks-per-sm 2"
+  )
   for tool in memcheck racecheck initcheck synccheck; do
-    for args in "--algo naive --dtype fp32 --N 200 --d 64" "--algo naive --dtype fp16 --N 77 --d 128" \
-                "--algo flash1 --dtype fp32 --N 200 --d 64" "--algo flash2 --dtype fp32 --N 77 --d 128 --br 64 --bc 64" \
-                "--algo flash2 --dtype fp16 --N 200 --d 64" "--algo flash2 --dtype bf16 --N 130 --d 128 --heads 2" \
-                "--algo flash2 --dtype fp16 --N 200 --d 64 --kernel 6 --br 128 --bc 128" \
-                "--algo flash2 --dtype bf16 --N 130 --d 128 --heads 2 --kernel 6 --br 128 --bc 64" \
-                "--algo flash2 --dtype fp16 --N 77 --d 64 --kernel 6 --br 64 --bc 64 --causal" \
-                "--algo flash2 --dtype fp16 --N 200 --d 64 --kernel 7 --br 128 --bc 128" \
-                "--algo flash2 --dtype bf16 --N 130 --d 128 --heads 2 --kernel 7 --br 128 --bc 64" \
-                "--algo flash2 --dtype fp16 --N 300 --d 128 --kernel 7 --br 128 --bc 128 --causal"; do
+    for args in "${shapes[@]}"; do
       log=$(timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 \
         "$FASIM" gpu run --no-counters $args 2>&1)
       local rc=$?
@@ -202,7 +210,7 @@ step_sanitize() {
       if [ "$rc" -ne 0 ]; then bad=$((bad + 1)); echo "$log" | grep -E 'Error|error|Invalid|Race|Hazard' | head -20 >>"$OUT/sanitizer.txt"; fi
     done
   done
-  note "- compute-sanitizer: $runs runs (memcheck, racecheck, initcheck, synccheck x 12 kernels/shapes), $bad with errors, $((SECONDS - start)) s"
+  note "- compute-sanitizer: $runs runs (memcheck, racecheck, initcheck, synccheck x ${#shapes[@]} kernels/shapes), $bad with errors, $((SECONDS - start)) s"
   [ "$bad" -eq 0 ] || status=1
 }
 
