@@ -102,7 +102,7 @@ std::int64_t SetL2Cache::since(const Entry& e) const {
 }
 
 void SetL2Cache::account(Entry& e, std::int64_t d) {
-  if (e.dirty <= 0) return;
+  if (e.dirty <= 0 || e.near) return;  // near_: surely still dirty, nothing back yet
   // Data read since it came in goes back only as it leaves (see l2_cache.hpp).
   const double back = 1.0 - (e.read ? resident(d, e.bytes) : still_dirty(d, e.bytes));
   if (back <= e.backed) return;
@@ -118,20 +118,33 @@ void SetL2Cache::account(Entry& e, std::int64_t d) {
 
 void SetL2Cache::list_dirty(Lru::iterator it) {
   if (it->listed) return;
-  it->dirty_at = dirty_tiles_.insert(dirty_tiles_.end(), it);
+  if (dirty_tiles_.size() >= 2 * dirty_listed_ + 64) {  // drop the nulls, keeping the order
+    std::size_t n = 0;
+    for (Entry* e : dirty_tiles_)
+      if (e != nullptr) {
+        e->dirty_at = n;
+        dirty_tiles_[n++] = e;
+      }
+    dirty_tiles_.resize(n);
+  }
+  it->dirty_at = dirty_tiles_.size();
+  dirty_tiles_.push_back(&*it);
   it->listed = true;
+  ++dirty_listed_;
 }
 
 void SetL2Cache::unlist_dirty(Entry& e) {
   if (!e.listed) return;
-  dirty_tiles_.erase(e.dirty_at);
+  dirty_tiles_[e.dirty_at] = nullptr;
   e.listed = false;
+  --dirty_listed_;
 }
 
 void SetL2Cache::age() {
   while (near_bytes_ > sure_bytes_ && near_.size() > 1) {
     const auto last = std::prev(near_.end());
     last->near = false;
+    if (last->dirty > 0) list_dirty(last);  // sweep() counts its write-backs from now on
     last->stamp = next_stamp();
     fen_add(last->stamp, last->bytes);
     near_bytes_ -= last->bytes;
@@ -149,6 +162,7 @@ void SetL2Cache::use(Lru::iterator it) {
   far_bytes_ -= it->bytes;
   near_bytes_ += it->bytes;
   it->near = true;
+  unlist_dirty(*it);
   near_.splice(near_.begin(), far_, it);
 }
 
@@ -169,9 +183,13 @@ void SetL2Cache::used(std::int64_t bytes) {
 }
 
 void SetL2Cache::sweep() {
-  for (auto d = dirty_tiles_.begin(); d != dirty_tiles_.end();) {
-    const Lru::iterator it = *d++;  // account() may take it out of the list
-    account(*it, since(*it));
+  // account() may take a tile out (a null in its place); nothing is added meanwhile.
+  // The tiles lie all over the heap: ask for one a few ahead while this one is counted.
+  constexpr std::size_t kAhead = 8;
+  for (std::size_t i = 0; i < dirty_tiles_.size(); ++i) {
+    if (i + kAhead < dirty_tiles_.size() && dirty_tiles_[i + kAhead] != nullptr)
+      __builtin_prefetch(dirty_tiles_[i + kAhead]);
+    if (Entry* e = dirty_tiles_[i]) account(*e, since(*e));
   }
   // Drop the oldest tiles while they are surely gone. The oldest tile was
   // used before every other: all the others' bytes came after it.
@@ -313,7 +331,6 @@ L2Access SetL2Cache::write(const TileKey& key, std::int64_t bytes) {
   it->dirty = 1.0;
   it->wrote = true;
   it->backed = 0;
-  list_dirty(it);
   it->written = ++write_clock_;
   writes_.emplace_back(key, it->written);
   limit_dirty();

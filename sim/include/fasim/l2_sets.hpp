@@ -98,7 +98,7 @@ class SetL2Cache {
     bool wrote = false;      // written since it came into the cache
     bool listed = false;     // in dirty_tiles_, at dirty_at
     bool split = false;      // its older lines are in the entry rest_of(key)
-    std::list<std::list<Entry>::iterator>::iterator dirty_at{};
+    std::size_t dirty_at = 0;
   };
   using Lru = std::list<Entry>;  // front = most recently used
 
@@ -138,7 +138,7 @@ class SetL2Cache {
   void used(std::int64_t bytes);
   /// Accounts every dirty tile, drops tiles that are surely gone.
   void sweep();
-  /// Puts a dirty tile in dirty_tiles_ (once) / takes it out.
+  /// Puts a dirty tile of far_ in dirty_tiles_ (once) / takes it out.
   void list_dirty(Lru::iterator it);
   void unlist_dirty(Entry& e);
   /// Writes back what is still dirty of e (counted now); e is clean after.
@@ -173,7 +173,13 @@ class SetL2Cache {
   double wb_carry_ = 0, miss_carry_ = 0;
   std::int64_t since_sweep_ = 0;
   std::deque<std::pair<TileKey, std::uint64_t>> writes_;
-  std::list<Lru::iterator> dirty_tiles_;  // tiles with bytes not yet written back
+  // Tiles of far_ with bytes not yet written back (a tile in near_ is surely
+  // still dirty: nothing to count), in the order they entered far_; a
+  // tile taken out leaves a null until the next compaction. A vector, not a
+  // list: sweep() walks it every C / 4 bytes, and a list walk waits on one
+  // cache miss after another (half of a large flash1 run's time).
+  std::vector<Entry*> dirty_tiles_;
+  std::size_t dirty_listed_ = 0;  // non-null entries of dirty_tiles_
   std::uint64_t write_clock_ = 0;
   static constexpr int kSteps = 1024;  // table steps per capacity
   std::vector<double> table_;          // survive(i / kSteps)
