@@ -407,7 +407,7 @@ Action add_compare(CLI::App& app) {
   sub->add_option("--seed", a->seed, "Seed of the random inputs (default 1)")->check(whole_number<std::uint64_t>());
   sub->add_flag("--no-numerics", a->no_numerics, "Do not check the GPU's output against the fp64 reference");
   sub->add_option("--l2", a->l2, "L2 at the start: cold (flushed) | warm (default cold); with --sweep a list");
-  sub->add_flag("--double-buffer", a->double_buffer, "Simulate loads of the next K/V tile overlapping compute");
+  sub->add_flag("--double-buffer", a->double_buffer, "Simulate loads of the next tile overlapping compute (SRAM holds both copies)");
   sub->add_flag("--causal", a->causal, "Causal mask: query i sees keys j <= i (not with --sweep)");
   sub->add_flag("--json", a->json, "Print one JSON object (not with --sweep; with --recorded, the fit)");
   sub->add_flag("--sweep", a->sweep, "Compare every point of the grid the lists and ranges span; write long-form CSV");

@@ -181,9 +181,8 @@ Action add_lesson(CLI::App& app) {
     }
     // A lesson that quotes recorded GPU runs predicts them all again before
     // its first page (about 10 s for lesson 8 on two cores): say so.
-    const bool note = isatty(STDERR_FILENO) == 1;
     bool noted = false;
-    if (note)
+    if (isatty(STDERR_FILENO) == 1)
       reports.on_recorded_predict([&](const std::string& csv, std::size_t points) {
         std::cerr << "\r\033[Kpredicting the " << points << " recorded points of "
                   << fs::path(csv).filename().string() << " again..." << std::flush;

@@ -62,8 +62,8 @@ class Block {
     return Tile(&chip_, Placement::shared, rows, cols, dtype, numerics_, slot);
   }
   /// @brief Shared memory held but never read by the program: with double
-  /// buffering, the K and V buffers the next key tile's loads fill while
-  /// this one is computed (the Machine overlaps the loads; this holds the bytes).
+  /// buffering, the buffers the next tile's loads fill while this one is
+  /// computed (the Machine overlaps the loads; this holds the bytes).
   Tile shared_reserve(std::int64_t rows, std::int64_t cols, DType dtype) {
     return Tile(&chip_, Placement::shared, rows, cols, dtype, false);
   }

@@ -69,7 +69,7 @@ Generator<Step> split(Block& blk, Mapping m) {
   Tile q = blk.shared(m.br, d, w.dtype);  // (Br, d) packed query rows
   Tile k = blk.shared(m.bc, d, w.dtype);  // (Bc, d)
   Tile v = blk.shared(m.bc, d, w.dtype);  // (Bc, d)
-  Tile next = blk.shared_reserve(m.double_buffer ? 2 * m.bc : 0, d, w.dtype);  // K_j+1, V_j+1 (double buffer)
+  Tile next = next_buffer(blk, m, 2 * m.bc, d, w.dtype);  // K_j+1, V_j+1 (double buffer)
   Tile sc = blk.registers(m.br, m.bc);    // (Br, Bc) S, then P
   Tile o = blk.registers(m.br, d);        // (Br, d) unnormalised output
   Tile ml = blk.registers(m.br, 2);       // (Br, 2) m | l

@@ -84,7 +84,7 @@ Generator<Step> block_program(Block& blk, Mapping m) {
   Tile k = blk.shared(m.bc, d, w.dtype);  // (Bc, d)
   Tile v = blk.shared(m.bc, d, w.dtype);  // (Bc, d)
   Tile q = blk.shared(m.br, d, w.dtype);  // (Br, d)
-  Tile next = blk.shared_reserve(m.double_buffer ? 2 * m.bc : 0, d, w.dtype);  // K_j+1, V_j+1 (double buffer)
+  Tile next = next_buffer(blk, m, 2 * m.bc, d, w.dtype);  // K_j+1, V_j+1 (double buffer)
   Tile s = blk.registers(m.br, m.bc);     // (Br, Bc) S, then P~
   Tile o = blk.registers(m.br, d);        // (Br, d) running O_i
   Tile ml = blk.registers(m.br, 2);       // (Br, 2) running m_i | l_i

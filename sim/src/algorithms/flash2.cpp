@@ -47,7 +47,7 @@ Generator<Step> block_program(Block& blk, Mapping m) {
   Tile q = blk.shared(m.br, d, w.dtype);  // (Br, d)
   Tile k = blk.shared(m.bc, d, w.dtype);  // (Bc, d)
   Tile v = blk.shared(m.bc, d, w.dtype);  // (Bc, d)
-  Tile next = blk.shared_reserve(m.double_buffer ? 2 * m.bc : 0, d, w.dtype);  // K_j+1, V_j+1 (double buffer)
+  Tile next = next_buffer(blk, m, 2 * m.bc, d, w.dtype);  // K_j+1, V_j+1 (double buffer)
   Tile s = blk.step_registers(m.br, m.bc);  // (Br, Bc) scores S, then probabilities P
   Tile o = blk.registers(m.br, d);          // (Br, d) unnormalised output
   Tile ml = blk.registers(m.br, 2);         // (Br, 2) running max m | running sum l

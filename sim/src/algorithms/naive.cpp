@@ -23,9 +23,9 @@ bool softmax_rows_fit(const Workload& w, const Mapping& m, const DeviceSpec& dev
 
 OnChipBytes need(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
   const std::int64_t b = w.elem_bytes();
-  // With double buffering each tile that streams in has a second copy: the
-  // next one loads while this one is computed (Q_i and whole rows of S do not stream).
-  const std::int64_t copies = m.double_buffer ? 2 : 1;
+  // With double buffering each tile that streams in has a second copy (Q_i
+  // and whole rows of S do not stream).
+  const std::int64_t copies = fasim::copies(m);
   // Kernel 1: Q_i, K_j in SRAM; S tile in registers.
   const OnChipBytes k1{(m.br + copies * m.bc) * w.d * b, m.br * m.bc * 4};
   // Kernel 2: Br full rows of S (one pass) or one (Br, Bc) chunk (two passes); m, l.
@@ -61,7 +61,7 @@ Generator<Step> scores(Block& blk, Mapping m) {
   blk.at(bh, i, -1);
   Tile q = blk.shared(m.br, w.d, w.dtype);  // (Br, d)
   Tile k = blk.shared(m.bc, w.d, w.dtype);  // (Bc, d)
-  Tile next = blk.shared_reserve(m.double_buffer ? m.bc : 0, w.d, w.dtype);  // K_j+1 (double buffer)
+  Tile next = next_buffer(blk, m, m.bc, w.d, w.dtype);  // K_j+1 (double buffer)
   Tile s = blk.registers(m.br, m.bc);       // (Br, Bc)
   co_yield blk.load(q, TensorId::Q, r0, rows, 0, w.d);
   for (std::int64_t j = 0; j < ceil_div(w.n_keys(), m.bc); ++j) {
@@ -88,7 +88,7 @@ Generator<Step> softmax(Block& blk, Mapping m, bool rows_fit) {
   const auto query_of = [r0 = r0](std::int64_t r) { return r0 + r; };  // clang < 16: no captured bindings
   blk.at(bh, i, -1);
   Tile s = blk.shared(m.br, rows_fit ? Nk : m.bc, w.dtype);  // (Br, N_kv) or (Br, Bc)
-  Tile next = blk.shared_reserve(m.double_buffer && !rows_fit ? m.br : 0, m.bc, w.dtype);  // S chunk j+1
+  Tile next = next_buffer(blk, m, rows_fit ? 0 : m.br, m.bc, w.dtype);  // S chunk j+1 (two passes)
   Tile ml = blk.registers(m.br, 2);                          // (Br, 2) m | l
   const std::int64_t watched = blk.watched_local_row(r0, rows);
   if (num) {
@@ -173,8 +173,8 @@ Generator<Step> output(Block& blk, Mapping m) {
   blk.at(bh, i, -1);
   Tile p = blk.shared(m.br, m.bc, w.dtype);  // (Br, Bc)
   Tile v = blk.shared(m.bc, w.d, w.dtype);   // (Bc, d)
-  Tile next_p = blk.shared_reserve(m.double_buffer ? m.br : 0, m.bc, w.dtype);  // P_i,j+1 (double buffer)
-  Tile next_v = blk.shared_reserve(m.double_buffer ? m.bc : 0, w.d, w.dtype);   // V_j+1 (double buffer)
+  Tile next_p = next_buffer(blk, m, m.br, m.bc, w.dtype);  // P_i,j+1 (double buffer)
+  Tile next_v = next_buffer(blk, m, m.bc, w.d, w.dtype);   // V_j+1 (double buffer)
   Tile o = blk.registers(m.br, w.d);         // (Br, d)
   for (std::int64_t j = 0; j < ceil_div(w.n_keys(), m.bc); ++j) {
     const std::int64_t c0 = j * m.bc;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "fasim/block.hpp"
 #include "fasim/ledger.hpp"
 #include "fasim/mapping.hpp"
 #include "fasim/on_chip.hpp"
@@ -15,9 +16,20 @@
 
 namespace fasim {
 
+/// @brief Copies of each tile that streams in: 2 with double buffering (the
+/// next one loads while this one is computed), else 1.
+constexpr std::int64_t copies(const Mapping& m) { return m.double_buffer ? 2 : 1; }
+
 /// @brief K/V tiles of Bc rows a block holds in shared memory: K_j and V_j,
 /// and with double buffering K_j+1 and V_j+1, which load while j is computed.
-constexpr std::int64_t kv_buffers(const Mapping& m) { return m.double_buffer ? 4 : 2; }
+constexpr std::int64_t kv_buffers(const Mapping& m) { return 2 * copies(m); }
+
+/// @brief The shared memory a double-buffered block holds for the next
+/// `rows` x `cols` tile while it computes on this one (none without double
+/// buffering). The program never reads it: the Machine overlaps the loads.
+inline Tile next_buffer(Block& blk, const Mapping& m, std::int64_t rows, std::int64_t cols, DType dtype) {
+  return blk.shared_reserve(m.double_buffer ? rows : 0, cols, dtype);
+}
 
 /// @brief S = scale * Q K^T on the first rows x cols of s. (rows, d) x (cols, d)^T.
 /// q and k are shared tiles of one block (distinct scratch slots: Tile::values).
