@@ -230,6 +230,38 @@ TEST_CASE("PartitionedL2: far sectors are copied next to the reader, DRAM is rea
   CHECK(l2.used_bytes() == 6 * 32);
 }
 
+TEST_CASE("PartitionedL2: fabric bytes are what a copy lacked and the far-homed share of a store", "[l2]") {
+  // The same 2 x 4-sector L2. A tile of 4 sectors has 2 homed in each partition.
+  PartitionedL2 l2(256, 2, 4, 32, 0, 1.0, 0.0);
+  const TileKey k{TensorId::K, 0, 0, 0, 2, 32};
+  CHECK(l2.read(k, 128, 0).fabric_bytes == 2 * 32);  // no copy yet: the 2 far sectors cross
+  CHECK(l2.read(k, 128, 2).fabric_bytes == 0);       // SM 2 shares partition 0: the copy serves
+  CHECK(l2.read(k, 128, 3).fabric_bytes == 2 * 32);  // partition 1 has no copy of its far 2
+  CHECK(l2.read(k, 128, 1).fabric_bytes == 0);
+  // A store sends its far-homed sectors home, copy or not.
+  CHECK(l2.write(k, 128, 0).fabric_bytes == 2 * 32);
+  CHECK(l2.write(k, 128, 0).fabric_bytes == 2 * 32);
+  // One partition: nothing is far.
+  PartitionedL2 one(256, 1, 4, 32, 0, 1.0, 0.0);
+  CHECK(one.read(k, 128, 1).fabric_bytes == 0);
+  CHECK(one.write(k, 128, 1).fabric_bytes == 0);
+}
+
+TEST_CASE("flash2 in an L2 that holds everything: fabric = Q/2 + K + V + (O + L)/2", "[l2]") {
+  // Each head's query blocks run next to both halves (blocks are dealt to
+  // the halves in turn), so each half copies the far half of all of K and V
+  // once; each block reads its own Q once, and writes O and L once. Nothing
+  // leaves the L2, so no copy is fetched twice. Closed form, exact: every
+  // tile is an even number of sectors.
+  const DeviceSpec dev = load_device("h100");
+  const Workload w{1, 4, 2048, 64, DType::fp16};
+  Simulation sim(dev, w, Mapping{Algo::flash2, 64, 64}, {.numerics = false});
+  sim.run();
+  const std::int64_t tensor = w.bh() * w.N * w.d * 2, lse = w.bh() * w.N * 4;
+  CHECK(sim.ledger().cache_total().l2_fabric_bytes == tensor / 2 + 2 * tensor + (tensor + lse) / 2);
+  CHECK(sim.ledger().cache_total().dram_read_bytes == 3 * tensor);  // and nothing was read twice
+}
+
 TEST_CASE("PartitionedL2: written data keeps a copy next to the writer, which takes room", "[l2]") {
   // 256 B in all. SM 0 writes tile o (4 sectors: 2 dirty at each home; its
   // partition 0 also keeps a copy of the 2 homed in partition 1), then reads

@@ -96,6 +96,9 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
   os << "  DRAM read   " << pad(with_commas(c.dram_read_bytes), 16) << " B\n";
   os << "  DRAM write  " << pad(with_commas(c.dram_write_bytes), 16) << " B, and "
      << with_commas(sim.l2_dirty_bytes()) << " B still dirty in L2 at the end\n";
+  if (dev.l2_partitions > 1)  // an SM reaches far-homed data through a copy in its own partition
+    os << "  L2 fabric   " << pad(with_commas(c.l2_fabric_bytes), 16)
+       << " B between the partitions (sectors a copy lacked, and stores homed far)\n";
   if (sim.program().kernels.size() > 1) {  // where each kernel's bytes went
     os << "  " << pad("by kernel", 20, false) << pad("HBM read", 16) << pad("HBM written", 16) << pad("DRAM read", 16)
        << pad("DRAM written", 16) << "\n";

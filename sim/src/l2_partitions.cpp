@@ -36,6 +36,7 @@ L2Access PartitionedL2::read_in(std::vector<Cache>& parts, const TileKey& key, s
     const L2Access c = parts[static_cast<std::size_t>(near)].read(copy_of(key), b);
     total.writeback_bytes += c.writeback_bytes;
     total.hit_bytes += c.hit_bytes;
+    total.fabric_bytes += c.miss_bytes;  // what the copy lacked crosses from the home partition
     if (c.miss_bytes > 0) add(total, home.read(key, c.miss_bytes, b));  // the rest, of a b-byte tile
   }
   return total;
@@ -55,6 +56,7 @@ L2Access PartitionedL2::write_in(std::vector<Cache>& parts, const TileKey& key, 
   // The writer's partition keeps (or refreshes) a clean copy of the sectors
   // homed elsewhere, as a read of them would have left.
   const std::int64_t far = bytes - share(bytes, near);
+  total.fabric_bytes += far;  // the far-homed sectors cross to their home partitions
   if (partitions() > 1 && far > 0)
     total.writeback_bytes += parts[static_cast<std::size_t>(near)].read(copy_of(key), far).writeback_bytes;
   return total;

@@ -93,6 +93,7 @@ double Machine::load(Step& s, BlockClock& c) {
   s.l2_hit_bytes = a.hit_bytes;
   s.dram_read_bytes = a.miss_bytes;
   s.dram_write_bytes = a.writeback_bytes;
+  s.l2_fabric_bytes = a.fabric_bytes;
 
   const double start = double_buffer_ ? std::max(c.load_gate, c.last_load) : c.t;
   const double dram = static_cast<double>(a.miss_bytes + a.writeback_bytes);
@@ -129,6 +130,7 @@ double Machine::store(Step& s, BlockClock& c) {
   const L2Access a = l2_.write(TileKey{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols}, sectors, c.sm);
   s.l2_write_bytes = sectors;
   s.dram_write_bytes = a.writeback_bytes;
+  s.l2_fabric_bytes = a.fabric_bytes;
 
   const double start = c.t;
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];

@@ -96,6 +96,7 @@ nlohmann::json report_json(const Simulation& sim, const std::optional<NumericsRe
              {"write_bytes", c.l2_write_bytes},
              {"hit_bytes", c.l2_hit_bytes},
              {"miss_bytes", c.l2_read_bytes - c.l2_hit_bytes},
+             {"fabric_bytes", c.l2_fabric_bytes},
              {"start", sim.options().l2 == L2Start::warm ? "warm" : "cold"}};
   j["dram"] = {{"read_bytes", c.dram_read_bytes},
                {"write_bytes", c.dram_write_bytes},

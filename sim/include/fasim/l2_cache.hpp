@@ -40,6 +40,7 @@ struct L2Access {
   std::int64_t hit_bytes = 0;        ///< served by L2
   std::int64_t miss_bytes = 0;       ///< read from DRAM (reads only)
   std::int64_t writeback_bytes = 0;  ///< dirty bytes evicted to DRAM to make room
+  std::int64_t fabric_bytes = 0;     ///< bytes that crossed between L2 partitions (PartitionedL2)
 };
 
 /// @brief Share of an L2 that may hold dirty data before the oldest written

@@ -38,6 +38,7 @@ struct CacheTraffic {
   std::int64_t l2_hit_bytes = 0;     ///< reads served by L2
   std::int64_t dram_read_bytes = 0;  ///< reads that missed: DRAM reads
   std::int64_t dram_write_bytes = 0; ///< dirty bytes evicted to DRAM (charged to the evicting step's tensor)
+  std::int64_t l2_fabric_bytes = 0;  ///< bytes that crossed between the L2 partitions
 };
 
 /// @brief What one kernel of the program moved: its steps' HBM, L2 and DRAM
@@ -99,6 +100,7 @@ class Ledger {
       sum.l2_hit_bytes += c.l2_hit_bytes;
       sum.dram_read_bytes += c.dram_read_bytes;
       sum.dram_write_bytes += c.dram_write_bytes;
+      sum.l2_fabric_bytes += c.l2_fabric_bytes;
     }
     return sum;
   }
@@ -121,6 +123,7 @@ class Ledger {
     c.l2_hit_bytes += s.l2_hit_bytes;
     c.dram_read_bytes += s.dram_read_bytes;
     c.dram_write_bytes += s.dram_write_bytes;
+    c.l2_fabric_bytes += s.l2_fabric_bytes;
   }
   KernelTraffic& kernel(std::int32_t k) {
     if (static_cast<std::size_t>(k) >= kernels_.size()) kernels_.resize(static_cast<std::size_t>(k) + 1);

@@ -55,6 +55,7 @@ struct Step {
   std::int64_t l2_hit_bytes = 0;      ///< of l2_read_bytes, found in L2
   std::int64_t dram_read_bytes = 0;   ///< of l2_read_bytes, missed and read from DRAM
   std::int64_t dram_write_bytes = 0;  ///< dirty bytes this step evicted to DRAM
+  std::int64_t l2_fabric_bytes = 0;   ///< bytes that crossed between the L2 partitions (copies, far stores)
   double start_s = 0;                 ///< simulated start time, seconds
   double end_s = 0;                   ///< simulated end time, seconds
   std::int64_t sm = 0;                ///< the SM that ran the block
