@@ -8,21 +8,13 @@
 
 #include "fasim/device_spec.hpp"
 #include "fasim/error.hpp"
+#include "test_data.hpp"
 
 using Catch::Contains;
 using fasim::DeviceSpec;
 using fasim::UserError;
 
 namespace {
-
-// Fixtures sit beside this file; FASIM_TEST_DATA_DIR may override.
-std::string data_dir() {
-#ifdef FASIM_TEST_DATA_DIR
-  return FASIM_TEST_DATA_DIR;
-#else
-  return (std::filesystem::path(__FILE__).parent_path() / "data").string();
-#endif
-}
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);

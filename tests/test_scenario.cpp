@@ -7,19 +7,12 @@
 #include "fasim/device_spec.hpp"
 #include "fasim/error.hpp"
 #include "fasim/scenario.hpp"
+#include "test_data.hpp"
 
 using Catch::Contains;
 using fasim::UserError;
 
 namespace {
-
-std::string data_dir() {
-#ifdef FASIM_TEST_DATA_DIR
-  return FASIM_TEST_DATA_DIR;
-#else
-  return (std::filesystem::path(__FILE__).parent_path() / "data").string();
-#endif
-}
 
 fasim::Scenario parse(const std::string& text) { return fasim::parse_scenario(text, "s.toml", ""); }
 
