@@ -56,9 +56,10 @@ L2Access PartitionedL2::write_in(std::vector<Cache>& parts, const TileKey& key, 
   // The writer's partition keeps (or refreshes) a clean copy of the sectors
   // homed elsewhere, as a read of them would have left.
   const std::int64_t far = bytes - share(bytes, near);
-  total.fabric_bytes += far;  // the far-homed sectors cross to their home partitions
-  if (partitions() > 1 && far > 0)
+  if (partitions() > 1 && far > 0) {
+    total.fabric_bytes += far;  // the far-homed sectors cross to their home partitions
     total.writeback_bytes += parts[static_cast<std::size_t>(near)].read(copy_of(key), far).writeback_bytes;
+  }
   return total;
 }
 
