@@ -27,6 +27,7 @@ void check_sums(const Ledger& L) {
     c.l2_hit_bytes += k.cache.l2_hit_bytes;
     c.dram_read_bytes += k.cache.dram_read_bytes;
     c.dram_write_bytes += k.cache.dram_write_bytes;
+    c.l2_fabric_bytes += k.cache.l2_fabric_bytes;
   }
   CHECK(hbm == L.hbm_total());
   const CacheTraffic total = L.cache_total();
@@ -35,6 +36,7 @@ void check_sums(const Ledger& L) {
   CHECK(c.l2_hit_bytes == total.l2_hit_bytes);
   CHECK(c.dram_read_bytes == total.dram_read_bytes);
   CHECK(c.dram_write_bytes == total.dram_write_bytes);
+  CHECK(c.l2_fabric_bytes == total.l2_fabric_bytes);
 }
 
 }  // namespace
@@ -87,7 +89,7 @@ TEST_CASE("kernel traffic: fasim run --json gives each kernel's bytes", "[ledger
   sim.run();
   const nlohmann::json j = report_json(sim, std::nullopt);
   REQUIRE(j["kernels"].size() == 3);
-  std::int64_t read = 0, written = 0, dram_read = 0;
+  std::int64_t read = 0, written = 0, dram_read = 0, fabric = 0;
   for (std::size_t i = 0; i < 3; ++i) {
     const KernelTraffic& k = sim.ledger().kernels()[i];
     CHECK(j["kernels"][i]["hbm"]["read_bytes"] == k.hbm.read_bytes);
@@ -96,8 +98,11 @@ TEST_CASE("kernel traffic: fasim run --json gives each kernel's bytes", "[ledger
     read += j["kernels"][i]["hbm"]["read_bytes"].get<std::int64_t>();
     written += j["kernels"][i]["hbm"]["write_bytes"].get<std::int64_t>();
     dram_read += j["kernels"][i]["dram"]["read_bytes"].get<std::int64_t>();
+    fabric += j["kernels"][i]["l2"]["fabric_bytes"].get<std::int64_t>();
   }
   CHECK(read == j["hbm"]["read_bytes"].get<std::int64_t>());
   CHECK(written == j["hbm"]["write_bytes"].get<std::int64_t>());
   CHECK(dram_read == j["dram"]["read_bytes"].get<std::int64_t>());
+  CHECK(fabric == j["l2"]["fabric_bytes"].get<std::int64_t>());
+  CHECK(fabric > 0);  // the h100 has two L2 halves: the far-homed half of every store crosses
 }

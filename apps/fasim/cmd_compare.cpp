@@ -73,7 +73,9 @@ constexpr bool in_metric_order() {
 static_assert(in_metric_order(), "kMetrics must list every Metric in enum order: rows are indexed by at(Metric)");
 
 struct Row {
-  const MetricDef* def = nullptr;
+  std::string key;            // the CSV / JSON name: name(Metric), or l2_fabric_bytes
+  const char* label = "";     // the table's
+  bool seconds = false;       // the time row (else bytes)
   double predicted = 0;
   std::optional<double> measured;  // unset: counters unavailable
   bool exact_required = false;     // HBM rows: must be equal
@@ -175,7 +177,8 @@ struct Comparison {
   RunConfig config;
   std::string note;
   cuda::Measurement measured;
-  std::vector<Row> rows;
+  std::vector<Row> rows;  // the CSV metrics, in Metric order
+  Row fabric;             // bytes between the L2 halves (lts__t_sectors_srcunit_ltcfabric)
   double predicted_seconds = 0;
   double predicted_background_write_bytes = 0;  ///< of the predicted DRAM writes: the GPU's own
   std::string predicted_bound;
@@ -205,15 +208,16 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
   const MetricValues p = predicted_metrics(sim);
   auto row = [&p](Metric id, std::optional<double> measured, bool exact_required) {
     Row r;
-    r.def = &kMetrics[at(id)];
+    r.key = name(id);
+    r.label = kMetrics[at(id)].label;
+    r.seconds = id == Metric::time_s;
     r.predicted = p[at(id)];
     r.measured = measured;
     r.exact_required = exact_required;
     return r;
   };
   // A counter row: the median range's value, and the least and most of all ranges.
-  auto hw = [&](Metric id, double (*get)(const cuda::HwCounters&)) {
-    Row r = row(id, std::nullopt, false);
+  auto counted = [&m](Row r, double (*get)(const cuda::HwCounters&)) {
     if (!m.hw) return r;
     r.measured = get(*m.hw);
     for (const cuda::HwCounters& h : m.hw_runs) {
@@ -222,6 +226,7 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
     }
     return r;
   };
+  auto hw = [&](Metric id, double (*get)(const cuda::HwCounters&)) { return counted(row(id, std::nullopt, false), get); };
   Row time = row(Metric::time_s, m.time.median_s, false);
   time.min = m.time.min_s;
   time.max = m.time.max_s;
@@ -232,6 +237,12 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
               hw(Metric::dram_read_bytes, [](const cuda::HwCounters& h) { return h.dram_read_bytes; }),
               hw(Metric::dram_write_bytes, [](const cuda::HwCounters& h) { return h.dram_write_bytes; }),
               time};
+  // Not one of the CSV metrics: the table and --json only.
+  Row fabric;
+  fabric.key = "l2_fabric_bytes";
+  fabric.label = "L2 fabric bytes";
+  fabric.predicted = static_cast<double>(sim.ledger().cache_total().l2_fabric_bytes);
+  cmp.fabric = counted(fabric, [](const cuda::HwCounters& h) { return h.l2_fabric_bytes(); });
   cmp.predicted_seconds = sim.time().seconds;
   cmp.predicted_background_write_bytes = background_write_bytes(sim);
   cmp.predicted_bound = std::string(name(sim.time().bound));
@@ -241,7 +252,7 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
 }
 
 std::string show(const Row& r, double v) {
-  if (r.def->id == Metric::time_s) {
+  if (r.seconds) {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.3f us", v * 1e6);
     return buf;
@@ -282,15 +293,20 @@ void print_table(std::ostream& os, const Comparison& cmp) {
      << (m.blocks_per_sm.empty() ? std::string() : ", " + cuda::occupancy_text(m, c.mapping)) << "\n";
   if (!cmp.note.empty()) os << "  " << cmp.note << "\n";
   os << "\n  " << pad("quantity", 28, false) << pad("predicted", 20) << pad("measured", 20) << pad("error", 18) << "\n";
-  for (const Row& r : cmp.rows)
-    os << "  " << pad(r.def->label, 28, false) << pad(show(r, r.predicted), 20)
+  auto line = [&os](const Row& r) {
+    os << "  " << pad(r.label, 28, false) << pad(show(r, r.predicted), 20)
        << pad(r.measured ? show(r, *r.measured) : "n/a", 20) << pad(error_text(r), 18) << "\n";
+  };
+  for (const Row& r : cmp.rows) line(r);
+  line(cmp.fabric);
   os << "\n  error = (predicted - measured) / measured. HBM: the kernel's own counters, which must equal the\n"
         "  simulator's exactly. L2: sectors between the SMs and L2 x 32 B (l1tex__m_xbar2l1tex/l1tex2xbar). DRAM:\n"
         "  dram__bytes; written data still in L2 at the end is in neither, and the predicted writes include\n"
         "  the GPU's background writes ("
      << with_commas(static_cast<std::int64_t>(std::llround(cmp.predicted_background_write_bytes))) << " B: [hbm] "
-        "background_write_mib_per_s x predicted time). Time: median of "
+        "background_write_mib_per_s x predicted time). L2 fabric: sectors one L2 half read\n"
+        "  or wrote in the other x 32 B (lts__t_sectors_srcunit_ltcfabric); not a bar, a check of the copy rule\n"
+        "  (docs/results/fabric-2026-11-24.md). Time: median of "
      << m.time.runs << " unprofiled runs\n  (min " << show(time, m.time.min_s) << ", max "
      << show(time, m.time.max_s) << ").\n";
   if (!m.hw) os << "  hardware counters unavailable: " << m.hw_unavailable << "\n";
@@ -311,8 +327,12 @@ nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
   const RunConfig& c = cmp.config;
   const cuda::Measurement& m = cmp.measured;
   nlohmann::json rows = nlohmann::json::array();
-  for (const Row& r : cmp.rows) {
-    nlohmann::json j = {{"metric", name(r.def->id)}, {"quantity", r.def->label}, {"predicted", r.predicted}};
+  std::vector<const Row*> all;
+  for (const Row& r : cmp.rows) all.push_back(&r);
+  all.push_back(&cmp.fabric);
+  for (const Row* x : all) {
+    const Row& r = *x;
+    nlohmann::json j = {{"metric", r.key}, {"quantity", r.label}, {"predicted", r.predicted}};
     j["measured"] = r.measured ? nlohmann::json(*r.measured) : nlohmann::json(nullptr);
     const auto e = r.error_pct();
     j["error_pct"] = e ? nlohmann::json(*e) : nlohmann::json(nullptr);
@@ -344,7 +364,7 @@ void write_csv_rows(std::ostream& os, const Comparison& cmp, const std::string& 
   const std::string prefix = recorded_csv_key(cmp.measured.gpu.name, cmp.measured.gpu.driver, date,
                                               cmp.config.workload, cmp.config.mapping, cmp.measured.l2);
   for (const Row& r : cmp.rows)
-    os << prefix << "," << name(r.def->id) << "," << csv_number(r.predicted) << "," << (r.measured ? csv_number(*r.measured) : "")
+    os << prefix << "," << r.key << "," << csv_number(r.predicted) << "," << (r.measured ? csv_number(*r.measured) : "")
        << "," << (r.min ? csv_number(*r.min) : "") << "," << (r.max ? csv_number(*r.max) : "") << ","
        << recorded_csv_occupancy(cmp.config.mapping) << "\n";
 }
@@ -432,7 +452,8 @@ Action add_compare(CLI::App& app) {
   sub->footer(
       "Rows: HBM read/write bytes (the kernel's own counters; must equal the simulator exactly, else exit 1),\n"
       "L2 read/write bytes (CUPTI l1tex__m_xbar2l1tex_read / l1tex2xbar_write sectors x 32 B), DRAM read/write bytes (dram__bytes),\n"
-      "time (median of unprofiled runs). error = (predicted - measured) / measured.\n"
+      "time (median of unprofiled runs), and L2 fabric bytes (sectors between the two L2 halves x 32 B; table and\n"
+      "--json only). error = (predicted - measured) / measured.\n"
       "CSV columns (--sweep): device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured,\n"
       "measured_min,measured_max,blocks_per_sm with metric one of hbm_read_bytes, hbm_write_bytes, l2_read_bytes,\n"
       "l2_write_bytes, dram_read_bytes, dram_write_bytes, time_s; min and max over the counter ranges (counters) or\n"

@@ -138,6 +138,8 @@ void print_measurement(std::ostream& os, const RunConfig& c, const cuda::Measure
     os << "  L2 read (SMs)      " << pad(bytes(h.l2_read_bytes()), 22) << "   hit rate "
        << fmt("%.1f%%", 100 * h.l2_hit_rate()) << "\n";
     os << "  L2 write (SMs)     " << pad(bytes(h.l2_write_bytes()), 22) << "\n";
+    os << "  L2 fabric          " << pad(bytes(h.l2_fabric_bytes()), 22)
+       << "   (between the two L2 halves: far-homed sectors a copy lacked, far stores)\n";
     os << "  global loads       " << pad(bytes(h.global_load_bytes), 22) << "   (LSU; cp.async copies are not in it)\n";
     os << "  global stores      " << pad(bytes(h.global_store_bytes), 22) << "\n";
   } else {

@@ -414,6 +414,7 @@ HwCounters profile_range(const std::function<void()>& launch, const ProfileOptio
   eval.pMetricValues = values.data();
   FASIM_CUPTI(cuptiProfilerHostEvaluateToGpuValues, &eval);
 
+  static_assert(kHwMetrics.size() == 12, "each metric of kHwMetrics is read into its field below, in order");
   out.dram_read_bytes = values[0];
   out.dram_write_bytes = values[1];
   out.l2_read_sectors = values[2];
@@ -423,6 +424,9 @@ HwCounters profile_range(const std::function<void()>& launch, const ProfileOptio
   out.global_load_bytes = values[6];
   out.global_store_bytes = values[7];
   out.range_seconds = values[8] * 1e-9;  // gpu__time_duration is in ns
+  out.l2_fabric_read_sectors = values[9];
+  out.l2_fabric_write_sectors = values[10];
+  out.l2_fabric_miss_sectors = values[11];
   return out;
 }
 
@@ -440,7 +444,8 @@ HwCounters median_of(const std::vector<HwCounters>& runs) {
   for (double HwCounters::*f :
        {&HwCounters::dram_read_bytes, &HwCounters::dram_write_bytes, &HwCounters::l2_read_sectors,
         &HwCounters::l2_write_sectors, &HwCounters::l2_read_hit_sectors, &HwCounters::l2_read_miss_sectors,
-        &HwCounters::global_load_bytes, &HwCounters::global_store_bytes, &HwCounters::range_seconds})
+        &HwCounters::global_load_bytes, &HwCounters::global_store_bytes, &HwCounters::range_seconds,
+        &HwCounters::l2_fabric_read_sectors, &HwCounters::l2_fabric_write_sectors, &HwCounters::l2_fabric_miss_sectors})
     out.*f = median(f);
   return out;
 }

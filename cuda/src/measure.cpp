@@ -240,7 +240,11 @@ nlohmann::json to_json(const Measurement& m) {
           {"write_bytes", h.l2_write_bytes()},
           {"read_hit_sectors", h.l2_read_hit_sectors},
           {"read_miss_sectors", h.l2_read_miss_sectors},
-          {"hit_rate", h.l2_hit_rate()}}},
+          {"hit_rate", h.l2_hit_rate()},
+          {"fabric_bytes", h.l2_fabric_bytes()},
+          {"fabric_read_sectors", h.l2_fabric_read_sectors},
+          {"fabric_write_sectors", h.l2_fabric_write_sectors},
+          {"fabric_miss_sectors", h.l2_fabric_miss_sectors}}},
         {"global", {{"load_bytes", h.global_load_bytes}, {"store_bytes", h.global_store_bytes}}},
         {"range_seconds", h.range_seconds},
         {"runs", m.hw_runs.size()}};

@@ -59,7 +59,8 @@ nlohmann::json report_json(const Simulation& sim, const std::optional<NumericsRe
       entry["hbm"] = {{"read_bytes", t.hbm.read_bytes}, {"write_bytes", t.hbm.write_bytes}};
       entry["l2"] = {{"read_bytes", t.cache.l2_read_bytes},
                      {"write_bytes", t.cache.l2_write_bytes},
-                     {"hit_bytes", t.cache.l2_hit_bytes}};
+                     {"hit_bytes", t.cache.l2_hit_bytes},
+                     {"fabric_bytes", t.cache.l2_fabric_bytes}};
       entry["dram"] = {{"read_bytes", t.cache.dram_read_bytes}, {"write_bytes", t.cache.dram_write_bytes}};
     }
     kernels.push_back(entry);

@@ -60,11 +60,14 @@ struct DeviceBuffer {
 
 TEST_CASE("median_of takes each counter's middle run; no GPU needed", "[cuda][counters]") {
   std::vector<cuda::HwCounters> runs(3);
-  const double dram_write[] = {1.6e6, 1.2e6, 2.0e6}, dram_read[] = {9, 7, 8}, l2_read[] = {30, 10, 20};
+  const double dram_write[] = {1.6e6, 1.2e6, 2.0e6}, dram_read[] = {9, 7, 8}, l2_read[] = {30, 10, 20},
+               fabric_read[] = {5, 6, 4}, fabric_write[] = {3, 1, 2};
   for (std::size_t i = 0; i < runs.size(); ++i) {
     runs[i].dram_write_bytes = dram_write[i];
     runs[i].dram_read_bytes = dram_read[i];
     runs[i].l2_read_sectors = l2_read[i];
+    runs[i].l2_fabric_read_sectors = fabric_read[i];
+    runs[i].l2_fabric_write_sectors = fabric_write[i];
     runs[i].passes = 2 + i;
     runs[i].chip = "GH100";
   }
@@ -72,6 +75,9 @@ TEST_CASE("median_of takes each counter's middle run; no GPU needed", "[cuda][co
   CHECK(m.dram_write_bytes == 1.6e6);  // each field on its own: not the run with the middle writes
   CHECK(m.dram_read_bytes == 8);
   CHECK(m.l2_read_sectors == 20);
+  CHECK(m.l2_fabric_read_sectors == 5);
+  CHECK(m.l2_fabric_write_sectors == 2);
+  CHECK(m.l2_fabric_bytes() == (5 + 2) * 32);  // both directions, 32 B a sector
   CHECK(m.passes == 2);  // from the first run
   runs.pop_back();       // an even count: the lower of the middle two
   CHECK(cuda::median_of(runs).dram_write_bytes == 1.2e6);
@@ -87,13 +93,17 @@ TEST_CASE("the host API accepts the Hopper metrics and counts their passes witho
       "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum", "gpu__time_duration.sum"};
   CHECK(cuda::profiler_passes("GH100", one_pass) == 1);
   // The SM-side L2 sectors (crossbar in and out) cannot share a pass; with
-  // them and the L2 hit/miss split, every metric fasim reads takes 3 passes.
+  // them, the L2 hit/miss split and the fabric between the L2 halves, every
+  // metric fasim reads takes 3 passes (the fabric alone takes 2: it adds none).
   CHECK(cuda::profiler_passes(
             "GH100", {"l1tex__m_xbar2l1tex_read_sectors.sum", "l1tex__m_l1tex2xbar_write_sectors.sum"}) == 2);
   for (const std::string& m : all_metrics()) {
     CAPTURE(m);
     CHECK(cuda::profiler_passes("GH100", {m}) == 1);
   }
+  CHECK(cuda::profiler_passes("GH100", {"lts__t_sectors_srcunit_ltcfabric_op_read.sum",
+                                        "lts__t_sectors_srcunit_ltcfabric_op_write.sum",
+                                        "lts__t_sectors_srcunit_ltcfabric_lookup_miss.sum"}) == 2);
   CHECK(cuda::profiler_passes("GH100", all_metrics()) == 3);
 }
 
@@ -230,6 +240,18 @@ TEST_CASE("measure: own counters equal the simulator and CUPTI sees their loads;
       // 0.92x, flash2-fp32 0.65x of the own counters).
       CHECK(h.global_load_bytes == Approx(own_read).epsilon(1e-3));
     }
+    if (k.algo != Algo::flash2) continue;
+    // The fabric between the L2 halves (docs/results/fabric-2026-11-24.md).
+    // A store goes to its home half: about half of the sectors written
+    // cross. All of flash2's data fits in L2, so the model's copy rule
+    // gives the rest, Q/2 + K + V, and the sum comes within 10%.
+    const double fabric = h.l2_fabric_bytes(), predicted = static_cast<double>(sim.ledger().cache_total().l2_fabric_bytes);
+    std::printf("measure %-6s %-4s N=%-5lld fabric: read %.3e B, written %.3e B (L2 writes %.3e B); model %.3e B in all\n",
+                std::string(name(k.algo)).c_str(), std::string(name(k.dtype)).c_str(), static_cast<long long>(k.N),
+                h.l2_fabric_read_sectors * cuda::kL2SectorBytes, h.l2_fabric_write_sectors * cuda::kL2SectorBytes,
+                h.l2_write_bytes(), predicted);
+    CHECK(h.l2_fabric_write_sectors * cuda::kL2SectorBytes == Approx(h.l2_write_bytes() / 2).epsilon(0.05));
+    CHECK(predicted == Approx(fabric).epsilon(0.10));
   }
 }
 

@@ -35,7 +35,7 @@
 namespace fasim::cuda {
 
 /// @brief The metrics read (Hopper names), in the order of HwCounters' fields.
-inline constexpr std::array<const char*, 9> kHwMetrics = {
+inline constexpr std::array<const char*, 12> kHwMetrics = {
     "dram__bytes_read.sum",                               // DRAM (HBM) bytes read
     "dram__bytes_write.sum",                              // DRAM bytes written
     "l1tex__m_xbar2l1tex_read_sectors.sum",               // sectors the SMs received from L2
@@ -45,6 +45,9 @@ inline constexpr std::array<const char*, 9> kHwMetrics = {
     "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum",       // global load bytes (LSU)
     "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum",       // global store bytes (LSU)
     "gpu__time_duration.sum",                             // the range's duration (profiled: inflated)
+    "lts__t_sectors_srcunit_ltcfabric_op_read.sum",       // sectors one L2 half read from the other
+    "lts__t_sectors_srcunit_ltcfabric_op_write.sum",      // sectors one L2 half wrote to the other
+    "lts__t_sectors_srcunit_ltcfabric_lookup_miss.sum",   // of those, the far half lacked them (DRAM)
 };
 
 /// @brief Bytes of one L2 sector: the unit of the lts__t_sectors metrics.
@@ -73,6 +76,14 @@ struct HwCounters {
   /// LSU global stores
   double global_store_bytes = 0;
   double range_seconds = 0;         ///< gpu__time_duration of the profiled range; NOT a timing
+  /// Sectors one L2 half asked of the other for reads: an SM's own half
+  /// lacked a copy of a sector homed in the far half
+  /// (docs/results/fabric-2026-11-24.md). 0 on a GPU with one L2.
+  double l2_fabric_read_sectors = 0;
+  /// Sectors one L2 half sent to the other for writes: stores of far-homed sectors.
+  double l2_fabric_write_sectors = 0;
+  /// Of the fabric sectors, those the far half did not hold either (it read DRAM).
+  double l2_fabric_miss_sectors = 0;
   std::size_t passes = 0;           ///< replays the metrics needed
   L2Start l2_start = L2Start::cold; ///< how L2 started each pass
   std::string chip;                 ///< e.g. "GH100"
@@ -81,6 +92,9 @@ struct HwCounters {
   double l2_read_bytes() const { return l2_read_sectors * kL2SectorBytes; }
   /// @brief L2 write sectors in bytes.
   double l2_write_bytes() const { return l2_write_sectors * kL2SectorBytes; }
+  /// @brief Bytes that crossed between the L2 halves, reads and writes:
+  /// what fasim's `l2.fabric_bytes` predicts.
+  double l2_fabric_bytes() const { return (l2_fabric_read_sectors + l2_fabric_write_sectors) * kL2SectorBytes; }
   /// @brief hit / (hit + miss) of the SMs' L2 reads; 0 if there were none.
   double l2_hit_rate() const {
     const double all = l2_read_hit_sectors + l2_read_miss_sectors;
