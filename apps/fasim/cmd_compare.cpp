@@ -337,6 +337,8 @@ nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
     const auto e = r.error_pct();
     j["error_pct"] = e ? nlohmann::json(*e) : nlohmann::json(nullptr);
     if (r.exact_required) j["exact"] = r.exact();
+    if (r.min) j["measured_min"] = *r.min;  // over the counter ranges, or the timed runs
+    if (r.max) j["measured_max"] = *r.max;
     rows.push_back(j);
   }
   return {{"device", c.device.name},
