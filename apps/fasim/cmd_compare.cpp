@@ -304,9 +304,9 @@ void print_table(std::ostream& os, const Comparison& cmp) {
         "  dram__bytes; written data still in L2 at the end is in neither, and the predicted writes include\n"
         "  the GPU's background writes ("
      << with_commas(static_cast<std::int64_t>(std::llround(cmp.predicted_background_write_bytes))) << " B: [hbm] "
-        "background_write_mib_per_s x predicted time). L2 fabric: sectors one L2 half read\n"
-        "  or wrote in the other x 32 B (lts__t_sectors_srcunit_ltcfabric); not a bar, a check of the copy rule\n"
-        "  (docs/results/fabric-2026-11-24.md). Time: median of "
+        "background_write_mib_per_s x predicted time).\n"
+        "  L2 fabric: sectors one L2 half read or wrote in the other x 32 B (lts__t_sectors_srcunit_ltcfabric);\n"
+        "  no bar, a check of the copy rule (docs/results/fabric-compare-2026-11-24.md). Time: median of "
      << m.time.runs << " unprofiled runs\n  (min " << show(time, m.time.min_s) << ", max "
      << show(time, m.time.max_s) << ").\n";
   if (!m.hw) os << "  hardware counters unavailable: " << m.hw_unavailable << "\n";
