@@ -249,10 +249,15 @@ nlohmann::json to_json(const Measurement& m) {
         {"range_seconds", h.range_seconds},
         {"runs", m.hw_runs.size()}};
     if (m.hw_runs.size() > 1) {
-      json dram = json::array();
-      for (const HwCounters& r : m.hw_runs)
+      json dram = json::array(), fabric = json::array();
+      for (const HwCounters& r : m.hw_runs) {
         dram.push_back({{"read_bytes", r.dram_read_bytes}, {"write_bytes", r.dram_write_bytes}});
+        fabric.push_back({{"read_sectors", r.l2_fabric_read_sectors},
+                          {"write_sectors", r.l2_fabric_write_sectors},
+                          {"miss_sectors", r.l2_fabric_miss_sectors}});
+      }
       j["counters"]["dram_runs"] = dram;
+      j["counters"]["fabric_runs"] = fabric;  // the L2 fabric of each range, in the same order
     }
   } else {
     j["counters"] = {{"available", false}, {"reason", m.hw_unavailable.empty() ? "not asked for" : m.hw_unavailable}};
