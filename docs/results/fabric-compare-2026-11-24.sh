@@ -47,7 +47,8 @@ for p in "${points[@]}"; do
   # shellcheck disable=SC2086
   timeout 240 $C/fasim compare $p --device "$T" --json --counter-runs 3 --no-numerics >"$OUT/point.json" 2>"$OUT/point.err"
   rc=$?
-  cat "$OUT/point.json" >>"$OUT/fabric-compare.jsonl"
+  python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":")))' \
+      "$OUT/point.json" >>"$OUT/fabric-compare.jsonl" 2>/dev/null  # one object a line
   python3 - "$p" "$rc" "$OUT/point.json" "$OUT/point.err" <<'EOF' | tee -a "$OUT/fabric-compare.txt"
 import json, sys
 p, rc, path, err = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
