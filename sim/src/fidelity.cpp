@@ -117,7 +117,7 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
   const bool spread = occupancy || trim(line) == std::string(kHeader) + kSpreadColumns;
   if (trim(line) != kHeader && !spread)
     throw UserError(path + ":1: not a recorded run: the header must be " + std::string(kHeader) + " (then " +
-                    std::string(kSpreadColumns + 1) + " if the run has them, then" + kOccupancyColumn + ")" +
+                    std::string(kSpreadColumns + 1) + " if the run has them, then " + std::string(kOccupancyColumn + 1) + ")" +
                     "; give the CSV that `fasim compare --sweep --out FILE.csv` writes");
   const std::size_t fields = occupancy ? 18 : spread ? 17 : 15;
   std::vector<RecordedPoint> points;
