@@ -327,11 +327,7 @@ nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
   const RunConfig& c = cmp.config;
   const cuda::Measurement& m = cmp.measured;
   nlohmann::json rows = nlohmann::json::array();
-  std::vector<const Row*> all;
-  for (const Row& r : cmp.rows) all.push_back(&r);
-  all.push_back(&cmp.fabric);
-  for (const Row* x : all) {
-    const Row& r = *x;
+  auto add = [&rows](const Row& r) {
     nlohmann::json j = {{"metric", r.key}, {"quantity", r.label}, {"predicted", r.predicted}};
     j["measured"] = r.measured ? nlohmann::json(*r.measured) : nlohmann::json(nullptr);
     const auto e = r.error_pct();
@@ -340,7 +336,9 @@ nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
     if (r.min) j["measured_min"] = *r.min;  // over the counter ranges, or the timed runs
     if (r.max) j["measured_max"] = *r.max;
     rows.push_back(j);
-  }
+  };
+  for (const Row& r : cmp.rows) add(r);
+  add(cmp.fabric);
   return {{"device", c.device.name},
           {"gpu", m.gpu.name},
           {"driver", m.gpu.driver},

@@ -209,7 +209,8 @@ std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, co
         Simulation sim(device, p.workload, p.mapping,
                        {.numerics = false, .l2 = p.l2, .compute = cuda_compute_model(p.workload, p.mapping)});
         sim.run();
-        out[i] = {&p, predicted_metrics(sim), std::string(name(sim.time().bound))};
+        out[i] = {&p, predicted_metrics(sim), std::string(name(sim.time().bound)),
+                  sim.ledger().cache_total().l2_fabric_bytes};
       } catch (...) {
         failed[i] = std::current_exception();
         stop = true;

@@ -116,6 +116,8 @@ struct Reprediction {
   const RecordedPoint* point = nullptr;  ///< what was recorded
   MetricValues predicted{};              ///< the current model's numbers
   std::string bound;                     ///< what bounds the predicted time
+  /// bytes between the L2 partitions (not a CSV metric; the fabric recordings use it)
+  std::int64_t l2_fabric_bytes = 0;
 };
 
 /// @brief Predicts every point again on `device` (counting only). The points
