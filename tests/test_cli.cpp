@@ -678,14 +678,25 @@ TEST_CASE("fasim run --trace writes a whole trace that reads back", "[cli]") {
   std::vector<fasim::TraceRecord> records;
   REQUIRE_NOTHROW(records = fasim::read_trace(path));
   REQUIRE(static_cast<std::int64_t>(records.size()) == steps);
-  std::int64_t read = 0, written = 0;
+  std::int64_t read = 0, written = 0, l2_read = 0, l2_hit = 0, dram_read = 0, fabric = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
     CHECK(records[i].index == static_cast<std::int64_t>(i));
     read += records[i].hbm_read_bytes;
     written += records[i].hbm_write_bytes;
+    l2_read += records[i].l2_read_bytes;
+    l2_hit += records[i].l2_hit_bytes;
+    dram_read += records[i].dram_read_bytes;
+    fabric += records[i].l2_fabric_bytes;
   }
   CHECK(read == j["hbm"]["read_bytes"].get<std::int64_t>());
   CHECK(written == j["hbm"]["write_bytes"].get<std::int64_t>());
+  // Every L2 read, hit, miss and fabric byte belongs to a step (the default
+  // device's L2 has two halves, so some bytes cross between them).
+  CHECK(l2_read == j["l2"]["read_bytes"].get<std::int64_t>());
+  CHECK(l2_hit == j["l2"]["hit_bytes"].get<std::int64_t>());
+  CHECK(dram_read == j["dram"]["read_bytes"].get<std::int64_t>());
+  CHECK(fabric > 0);
+  CHECK(fabric == j["l2"]["fabric_bytes"].get<std::int64_t>());
   CHECK(records.back().cum_hbm_read_bytes == read);
   CHECK(records.back().cum_hbm_write_bytes == written);
 

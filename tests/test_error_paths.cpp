@@ -265,8 +265,9 @@ TEST_CASE("library error paths name the problem and the fix in one line", "[erro
   const std::string header =
       "index,kernel,block,kind,tensor,what,bh,qb,kb,rows,cols,hbm_read_bytes,hbm_write_bytes,flops_matmul,"
       "flops_other,exps,sram_bytes,register_bytes,row0,col0,l2_read_bytes,l2_write_bytes,l2_hit_bytes,"
-      "dram_read_bytes,dram_write_bytes,sm,has_row,row_m,row_l,cum_hbm_read_bytes,cum_hbm_write_bytes,ts_us,dur_us";
-  const std::string fields = "0,0,0,load,K,\"\",0,0,0,64,32,4096,0,0,0,0,4096,0,0,0,0,0,0,0,0,0";  // index .. sm
+      "dram_read_bytes,dram_write_bytes,l2_fabric_bytes,sm,has_row,row_m,row_l,cum_hbm_read_bytes,cum_hbm_write_bytes,ts_us,"
+      "dur_us";
+  const std::string fields = "0,0,0,load,K,\"\",0,0,0,64,32,4096,0,0,0,0,4096,0,0,0,0,0,0,0,0,0,0";  // index .. sm
   const std::string row = fields + ",0,,,4096,0,0,1";  // has_row 0, no row_m and row_l
   const std::string meta = "{\"type\":\"meta\"}\n";
   auto step = [](const std::string& field, const std::string& value) {
@@ -275,7 +276,8 @@ TEST_CASE("library error paths name the problem and the fix in one line", "[erro
         "\"bh\":0,\"qb\":0,\"kb\":0,\"rows\":1,\"cols\":1,\"hbm_read_bytes\":2,\"hbm_write_bytes\":0,"
         "\"flops_matmul\":0,\"flops_other\":0,\"exps\":0,\"sram_bytes\":0,\"register_bytes\":0,\"row0\":0,"
         "\"col0\":0,\"l2_read_bytes\":0,\"l2_write_bytes\":0,\"l2_hit_bytes\":0,\"dram_read_bytes\":0,"
-        "\"dram_write_bytes\":0,\"sm\":0,\"has_row\":false,\"cum_hbm_read_bytes\":2,\"cum_hbm_write_bytes\":0,"
+        "\"dram_write_bytes\":0,\"l2_fabric_bytes\":0,\"sm\":0,\"has_row\":false,\"cum_hbm_read_bytes\":2,"
+        "\"cum_hbm_write_bytes\":0,"
         "\"ts_us\":0,\"dur_us\":1}";
     const std::string key = "\"" + field + "\":";
     const std::size_t at = s.find(key) + key.size();
@@ -315,7 +317,7 @@ TEST_CASE("library error paths name the problem and the fix in one line", "[erro
       {"trace: a CSV header that stops early", trace("t2.csv", "index,kernel,block\n"),
        "the CSV header has 3 columns; column 'kind' is missing", "check that it is a complete trace"},
       {"trace: a CSV header with an extra column", trace("t3.csv", header + ",extra\n" + row + "\n"),
-       "the CSV header has 34 columns, expected 33", "check that it is a complete trace"},
+       "the CSV header has 35 columns, expected 34", "check that it is a complete trace"},
       {"trace: row_m set while has_row is 0",
        trace("t4.csv", header + "\n" + fields + ",0,1.5,,4096,0,0,1\n"),
        "column 'row_m' must be empty when has_row is 0", "check that it is a complete trace"},
@@ -337,7 +339,7 @@ TEST_CASE("library error paths name the problem and the fix in one line", "[erro
                        "\"hbm_read_bytes\":9223372036854775807,\"hbm_write_bytes\":0,\"flops_matmul\":0,"
                        "\"flops_other\":0,\"exps\":0,\"sram_bytes\":0,\"register_bytes\":0,\"row0\":0,\"col0\":0,"
                        "\"l2_read_bytes\":0,\"l2_write_bytes\":0,\"l2_hit_bytes\":0,\"dram_read_bytes\":0,"
-                       "\"dram_write_bytes\":0,\"sm\":0,\"has_row\":false}}";
+                       "\"dram_write_bytes\":0,\"l2_fabric_bytes\":0,\"sm\":0,\"has_row\":false}}";
                    return ev + "," + ev;
                  }() +
                  "]}"),

@@ -155,9 +155,9 @@ TEST_CASE("trace: jsonl starts with a meta header, csv with the column names", "
   CHECK(csv[0] ==
         "index,kernel,block,kind,tensor,what,bh,qb,kb,rows,cols,hbm_read_bytes,hbm_write_bytes,"
         "flops_matmul,flops_other,exps,sram_bytes,register_bytes,row0,col0,l2_read_bytes,"
-        "l2_write_bytes,l2_hit_bytes,dram_read_bytes,dram_write_bytes,sm,has_row,row_m,row_l,"
+        "l2_write_bytes,l2_hit_bytes,dram_read_bytes,dram_write_bytes,l2_fabric_bytes,sm,has_row,row_m,row_l,"
         "cum_hbm_read_bytes,cum_hbm_write_bytes,ts_us,dur_us");
-  CHECK(csv[1] == "0,0,0,load,Q,\"load Q_i\",0,0,-1,64,32,8192,0,0,0,0,4096,0,0,0,0,0,0,0,0,0,0,,,8192,0,0,1");
+  CHECK(csv[1] == "0,0,0,load,Q,\"load Q_i\",0,0,-1,64,32,8192,0,0,0,0,4096,0,0,0,8192,0,4096,4096,0,2048,3,0,,,8192,0,0,1");
 }
 
 TEST_CASE("trace: an empty run is a valid trace in every format", "[trace]") {

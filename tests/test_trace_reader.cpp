@@ -113,18 +113,41 @@ TEST_CASE("read_trace: malformed files give one line naming file and line", "[tr
     CHECK_THAT(read_error(path), Contains("(line 1, column ") &&
                                      Contains("CSV header column 10 is 'rowz', expected 'rows'"));
     bad = lines;
-    bad[2] = "1,0,0,load,K,\"\",0,0,1,64,x32,8192,0,0,0,0,4096,0,0,0,0,0,0,0,0,0,0,,,16384,0,1,1";
+    bad[2] = "1,0,0,load,K,\"\",0,0,1,64,x32,8192,0,0,0,0,4096,0,0,0,0,0,0,0,0,0,0,0,,,16384,0,1,1";
     write_lines(path, bad);
     CHECK_THAT(read_error(path), Contains("(line 3, column 26)") &&
                                      Contains("column 'cols' is not an integer: 'x32'"));
     bad = lines;
     bad[2] = "1,0,0,load,K";
     write_lines(path, bad);
-    CHECK_THAT(read_error(path), Contains("(line 3)") && Contains("expected 33 fields, found 5"));
+    CHECK_THAT(read_error(path), Contains("(line 3)") && Contains("expected 34 fields, found 5"));
     bad = lines;
     bad.back() = "9,1,3,softmax,P,\"never closed";
     write_lines(path, bad);
     CHECK_THAT(read_error(path), Contains("column 17)") && Contains("never closed"));
+  }
+  SECTION("a trace from before L2 fabric bytes says so, in every format") {
+    const std::string older = "an older fasim, which did not record L2 fabric bytes: write it again";
+    const std::string csv = d.file("t.csv");
+    write_trace(TraceFormat::csv, csv, steps);
+    auto lines = lines_of(csv);
+    lines[0] = replace_once(lines[0], ",l2_fabric_bytes,", ",");
+    write_lines(csv, lines);
+    CHECK_THAT(read_error(csv), Contains("(line 1, column ") &&
+                                    Contains("CSV header column 26 is 'sm', expected 'l2_fabric_bytes'") &&
+                                    Contains(older));
+    for (TraceFormat f : {TraceFormat::jsonl, TraceFormat::chrome}) {
+      const std::string path = d.file(std::string("t.") + std::string(fasim::name(f)));
+      write_trace(f, path, steps);
+      lines = lines_of(path);
+      std::size_t at = 0;
+      while (at < lines.size() && lines[at].find("\"l2_fabric_bytes\"") == std::string::npos) ++at;
+      REQUIRE(at < lines.size());
+      lines[at] = set_member(lines[at], "l2_fabric_bytes", "");
+      write_lines(path, lines);
+      CHECK_THAT(read_error(path), Contains("(line " + std::to_string(at + 1)) &&
+                                       Contains("field 'l2_fabric_bytes' is missing") && Contains(older));
+    }
   }
   SECTION("garbage never crashes") {
     const std::string path = d.file("g");

@@ -26,7 +26,10 @@ struct StringMaker<fasim::TraceRecord> {
       << ' ' << r.tensor << " '" << r.what << "' bh " << r.bh << " qb " << r.qb << " kb " << r.kb
       << " " << r.rows << "x" << r.cols << " hbm " << r.hbm_read_bytes << "/" << r.hbm_write_bytes
       << " flops " << r.flops_matmul << "/" << r.flops_other << "/" << r.exps << " on-chip "
-      << r.sram_bytes << "/" << r.register_bytes << " row " << r.has_row << ' ' << r.row_m << ' '
+      << r.sram_bytes << "/" << r.register_bytes << " at " << r.row0 << "," << r.col0 << " l2 "
+      << r.l2_read_bytes << "/" << r.l2_write_bytes << " hit " << r.l2_hit_bytes << " dram "
+      << r.dram_read_bytes << "/" << r.dram_write_bytes << " fabric " << r.l2_fabric_bytes << " sm " << r.sm
+      << " row " << r.has_row << ' ' << r.row_m << ' '
       << r.row_l << " cum " << r.cum_hbm_read_bytes << "/" << r.cum_hbm_write_bytes << " t "
       << r.ts_us << "+" << r.dur_us << '}';
     return s.str();
@@ -53,6 +56,15 @@ inline Step sample_step(StepKind kind, TensorId t, std::int32_t kernel, std::int
   s.hbm_write_bytes = write;
   s.sram_bytes = 4096 * (block + 1);
   s.register_bytes = 1024 * kernel;
+  // Made-up but distinct L2 bytes, so a column that moves or drops shows.
+  s.l2_read_bytes = read;
+  s.l2_hit_bytes = read / 2;
+  s.dram_read_bytes = read - read / 2;
+  s.l2_write_bytes = write;
+  s.dram_write_bytes = write / 8;
+  s.l2_fabric_bytes = read / 4 + write / 2;
+  s.row0 = 64 * s.qb;
+  s.sm = block + 3;
   return s;
 }
 
@@ -134,6 +146,15 @@ inline std::vector<TraceRecord> expected_records(const std::vector<Step>& steps)
     r.exps = s.exps;
     r.sram_bytes = s.sram_bytes;
     r.register_bytes = s.register_bytes;
+    r.row0 = s.row0;
+    r.col0 = s.col0;
+    r.l2_read_bytes = s.l2_read_bytes;
+    r.l2_write_bytes = s.l2_write_bytes;
+    r.l2_hit_bytes = s.l2_hit_bytes;
+    r.dram_read_bytes = s.dram_read_bytes;
+    r.dram_write_bytes = s.dram_write_bytes;
+    r.l2_fabric_bytes = s.l2_fabric_bytes;
+    r.sm = s.sm;
     r.has_row = s.has_row;
     r.row_m = s.has_row ? s.row_m : 0.0;
     r.row_l = s.has_row ? s.row_l : 0.0;

@@ -108,14 +108,14 @@ std::string meta(const TraceMeta& m, std::string_view type) {
   Object o(out);
   if (!type.empty()) o.string("type", type);
   o.string("generator", "fasim")
-      .integer("trace_version", 1)
+      .integer("trace_version", 2)  // 2: every step has l2_fabric_bytes (1 had none)
       .string("device", m.device)
       .raw("workload", workload)
       .raw("mapping", mapping)
       .raw("kernels", kernels)
       .string("time_unit_note", m.time_unit_note);
-  // Added after version 1 was first written; readers of version 1 ignore
-  // members they do not know, so these need no new version.
+  // Added to the header after version 1 was first written; readers ignore
+  // header members they do not know, so these needed no new version.
   if (m.watched_row >= 0)
     o.integer("watched_row", m.watched_row).integer("watched_bh", m.watched_bh).boolean("numerics", m.numerics);
   if (m.sram_bytes_per_block > 0 || m.register_bytes_per_block > 0) {

@@ -18,7 +18,7 @@ struct IntColumn {
   std::int64_t TraceRecord::*record;
 };
 
-inline constexpr std::array<IntColumn, 20> kIntColumns = {{
+inline constexpr std::array<IntColumn, 21> kIntColumns = {{
     {"bh", &Step::bh, &TraceRecord::bh},
     {"qb", &Step::qb, &TraceRecord::qb},
     {"kb", &Step::kb, &TraceRecord::kb},
@@ -38,18 +38,25 @@ inline constexpr std::array<IntColumn, 20> kIntColumns = {{
     {"l2_hit_bytes", &Step::l2_hit_bytes, &TraceRecord::l2_hit_bytes},
     {"dram_read_bytes", &Step::dram_read_bytes, &TraceRecord::dram_read_bytes},
     {"dram_write_bytes", &Step::dram_write_bytes, &TraceRecord::dram_write_bytes},
+    {"l2_fabric_bytes", &Step::l2_fabric_bytes, &TraceRecord::l2_fabric_bytes},
     {"sm", &Step::sm, &TraceRecord::sm},
 }};
 
 /// Every column of jsonl and csv, in file order.
-inline constexpr std::array<std::string_view, 33> kAll = {
+inline constexpr std::array<std::string_view, 34> kAll = {
     "index", "kernel", "block", "kind", "tensor", "what",
     // the kIntColumns, in the same order
     "bh", "qb", "kb", "rows", "cols", "hbm_read_bytes", "hbm_write_bytes", "flops_matmul",
     "flops_other", "exps", "sram_bytes", "register_bytes", "row0", "col0", "l2_read_bytes",
-    "l2_write_bytes", "l2_hit_bytes", "dram_read_bytes", "dram_write_bytes", "sm",
+    "l2_write_bytes", "l2_hit_bytes", "dram_read_bytes", "dram_write_bytes", "l2_fabric_bytes", "sm",
     //
     "has_row", "row_m", "row_l", "cum_hbm_read_bytes", "cum_hbm_write_bytes", "ts_us", "dur_us"};
+
+/// The column added last (traces written before it lack it), and what a
+/// reader says when it is missing.
+inline constexpr std::string_view kNewestColumn = "l2_fabric_bytes";
+inline constexpr std::string_view kOlderTraceNote =
+    " (a trace from an older fasim, which did not record L2 fabric bytes: write it again with this one)";
 
 constexpr bool int_columns_match() {
   for (std::size_t i = 0; i < kIntColumns.size(); ++i) {

@@ -140,9 +140,10 @@ void check_header(const std::string& path, const std::vector<Field>& names) {
                               " columns; column '" + std::string(kAll[k]) + "' is missing");
     }
     if (names[k].text != kAll[k]) {
-      fail_at(path, 1, names[k].column, "CSV header column " + std::to_string(k + 1) + " is " +
-                                            printable(names[k].text) + ", expected '" +
-                                            std::string(kAll[k]) + "'");
+      const bool older = kAll[k] == trace_columns::kNewestColumn && k + 1 < kAll.size() && names[k].text == kAll[k + 1];
+      fail_at(path, 1, names[k].column,
+              "CSV header column " + std::to_string(k + 1) + " is " + printable(names[k].text) + ", expected '" +
+                  std::string(kAll[k]) + "'" + std::string(older ? trace_columns::kOlderTraceNote : ""));
     }
   }
   if (names.size() > kAll.size()) {

@@ -75,7 +75,10 @@ TraceRecord record_from(const json& o) {
   check_tensor(r.tensor);
   r.what = get_string(o, "what");
   for (const auto& c : trace_columns::kIntColumns) {
-    r.*c.record = get_int(o, std::string(c.name).c_str());
+    const std::string key(c.name);
+    if (c.name == trace_columns::kNewestColumn && !o.contains(key))
+      malformed("field '" + key + "' is missing" + std::string(trace_columns::kOlderTraceNote));
+    r.*c.record = get_int(o, key.c_str());
   }
   r.has_row = get_bool(o, "has_row");
   if (r.has_row) {

@@ -39,11 +39,11 @@ assert.equal(steps.length, report.steps, 'the jsonl trace has every step of the 
 
 // Counters after step k (0-based), summed here from the trace's own columns;
 // HBM uses the writer's running totals (cum_hbm_*), not a sum of ours.
-const counterSums = { 'l2-read': 'l2_read_bytes', 'l2-hit': 'l2_hit_bytes', 'dram-read': 'dram_read_bytes',
-  'dram-write': 'dram_write_bytes' };
+const counterSums = { 'l2-read': 'l2_read_bytes', 'l2-hit': 'l2_hit_bytes', 'l2-fabric': 'l2_fabric_bytes',
+  'dram-read': 'dram_read_bytes', 'dram-write': 'dram_write_bytes' };
 function expectedAt(k) {
   const e = { 'hbm-read': steps[k].cum_hbm_read_bytes, 'hbm-write': steps[k].cum_hbm_write_bytes,
-    'l2-read': 0, 'l2-hit': 0, 'dram-read': 0, 'dram-write': 0, flops: 0 };
+    'l2-read': 0, 'l2-hit': 0, 'l2-fabric': 0, 'dram-read': 0, 'dram-write': 0, flops: 0 };
   for (let i = 0; i <= k; ++i) {
     for (const [id, col] of Object.entries(counterSums)) e[id] += steps[i][col];
     e.flops += steps[i].flops_matmul + steps[i].flops_other;
@@ -53,7 +53,7 @@ function expectedAt(k) {
 
 async function shown(page) {
   return page.evaluate(() => {
-    const ids = ['hbm-read', 'hbm-write', 'l2-read', 'l2-hit', 'dram-read', 'dram-write', 'flops'];
+    const ids = ['hbm-read', 'hbm-write', 'l2-read', 'l2-hit', 'l2-fabric', 'dram-read', 'dram-write', 'flops'];
     const c = {};
     for (const id of ids) c[id] = Number(document.getElementById('c-' + id).dataset.value);
     return { title: document.getElementById('step-title').textContent, counters: c,
@@ -127,6 +127,8 @@ try {
     assert.equal(s.counters['hbm-write'], report.hbm.write_bytes);
     assert.equal(s.counters['l2-read'], report.l2.read_bytes);
     assert.equal(s.counters['l2-hit'], report.l2.hit_bytes);
+    assert.ok(report.l2.fabric_bytes > 0, 'the run crosses between the L2 halves');
+    assert.equal(s.counters['l2-fabric'], report.l2.fabric_bytes);
     assert.equal(s.counters['dram-read'], report.dram.read_bytes);
     assert.equal(s.counters['flops'], report.flops.matmul + report.flops.other);
   });
@@ -170,6 +172,23 @@ try {
     await page.waitForFunction(() => document.getElementById('error').hidden);
     await page.click('#last');
     await expectStep(page, steps.length - 1);
+  });
+
+  await check('a trace from before L2 fabric bytes says it lacks them, and shows the rest', async () => {
+    const older = path.join(out, 'older.jsonl');
+    const lines = readFileSync(jsonl, 'utf8').trim().split('\n').map((l, i) => {
+      const o = JSON.parse(l);
+      if (i === 0) o.trace_version = 1; else delete o.l2_fabric_bytes;
+      return JSON.stringify(o);
+    });
+    writeFileSync(older, lines.join('\n') + '\n');
+    await page.setInputFiles('#file', older);
+    await page.waitForFunction(() => document.getElementById('error').hidden);
+    await page.click('#last');
+    await waitForStep(page, steps.length - 1, steps.length);
+    assert.equal(await page.textContent('#c-l2-fabric'), 'not in this trace');
+    const hit = Number(await page.getAttribute('#c-l2-hit', 'data-value'));
+    assert.equal(hit, report.l2.hit_bytes);
   });
 
   await check('nothing was fetched from the network and nothing failed in the page', async () => {

@@ -12,6 +12,7 @@
   const COUNTERS = [
     ['hbm_read_bytes', 'hbmRead'], ['hbm_write_bytes', 'hbmWrite'],
     ['l2_read_bytes', 'l2Read'], ['l2_write_bytes', 'l2Write'], ['l2_hit_bytes', 'l2Hit'],
+    ['l2_fabric_bytes', 'l2Fabric'],
     ['dram_read_bytes', 'dramRead'], ['dram_write_bytes', 'dramWrite'],
     ['flops_matmul', 'flopsMatmul'], ['flops_other', 'flopsOther'],
   ];
@@ -40,6 +41,9 @@
     c.hasRow = new Uint8Array(count);
     c.rowM = new Float64Array(count);
     c.rowL = new Float64Array(count);
+    // Counters the trace does not carry (an older fasim wrote it): not zeros.
+    c.absent = new Set();
+    if (count > 0) for (const [from, k] of COUNTERS) if (at(0)[from] === undefined) c.absent.add(k);
     const tensorIndex = new Map(), whatIndex = new Map();
     const intern = (map, list, s) => {
       let i = map.get(s);

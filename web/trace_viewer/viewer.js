@@ -15,6 +15,7 @@
     ['HBM written', 'hbm-write', ['hbmWrite'], '#c2255c', 'B'],
     ['L2 reads', 'l2-read', ['l2Read'], '#1c7ed6', 'B'],
     ['L2 hits', 'l2-hit', ['l2Hit'], '#1c7ed6', 'B'],
+    ['L2 fabric', 'l2-fabric', ['l2Fabric'], '#1c7ed6', 'B'],
     ['DRAM read', 'dram-read', ['dramRead'], '#5f3dc4', 'B'],
     ['DRAM written', 'dram-write', ['dramWrite'], '#5f3dc4', 'B'],
     ['FLOPs', 'flops', ['flopsMatmul', 'flopsOther'], '#2b8a3e', ''],
@@ -88,6 +89,7 @@
     const table = $('counters');
     table.textContent = '';
     state.totals = {};
+    state.absent = new Set();
     for (const [label, id, keys, color] of COUNTERS) {
       const tr = table.insertRow();
       tr.id = 'row-' + id;
@@ -98,6 +100,14 @@
       const out = document.createElement('output');
       out.id = 'c-' + id;
       value.appendChild(out);
+      if (keys.some((k) => c.absent.has(k))) {  // say so rather than show zeros
+        state.absent.add(id);
+        out.textContent = 'not in this trace';
+        out.title = 'an older fasim wrote this trace; write it again to see this counter';
+        tr.className = 'absent';
+        tr.insertCell();
+        continue;
+      }
       const bar = document.createElement('div');
       bar.className = 'bar';
       const fill = document.createElement('div');
@@ -327,6 +337,7 @@
 
   function renderCounters(c, k) {
     for (const [, id, keys, , unit] of COUNTERS) {
+      if (state.absent.has(id)) continue;
       const value = keys.reduce((s, key) => s + c.cum[key][k], 0);
       const delta = keys.reduce((s, key) => s + c[key][k], 0);
       const out = $('c-' + id), total = state.totals[id];

@@ -37,6 +37,7 @@ struct TraceRecord {
   std::int64_t l2_hit_bytes = 0;      ///< of l2_read_bytes, hits
   std::int64_t dram_read_bytes = 0;   ///< of l2_read_bytes, read from DRAM
   std::int64_t dram_write_bytes = 0;  ///< dirty bytes evicted to DRAM
+  std::int64_t l2_fabric_bytes = 0;   ///< bytes that crossed between the L2 partitions
   std::int64_t sm = 0;                ///< the SM that ran the block
   bool has_row = false;  ///< true if row_m and row_l hold the watched row
   double row_m = 0;  ///< 0 when !has_row; may be -inf
