@@ -60,7 +60,7 @@ TEST_CASE("trace: chrome output is a Trace Event document Perfetto can open", "[
   std::map<int, std::string> thread_names;  // by tid
   std::map<std::pair<int, std::int64_t>, int> tid_of_block;
   std::vector<nlohmann::json> slices;
-  std::vector<nlohmann::json> hbm;
+  std::vector<nlohmann::json> hbm, dram;
   for (const auto& e : doc["traceEvents"]) {
     const std::string ph = e["ph"];
     if (ph == "M" && e["name"] == "process_name") process_names[e["pid"]] = e["args"]["name"];
@@ -77,13 +77,14 @@ TEST_CASE("trace: chrome output is a Trace Event document Perfetto can open", "[
       REQUIRE(!slices.empty());
       hbm.push_back({{"after", slices.size() - 1}, {"args", e["args"]}, {"ts", e["ts"]}});
     }
+    if (ph == "C" && e["name"] == "DRAM bytes") dram.push_back({{"after", slices.size() - 1}, {"args", e["args"]}});
   }
   CHECK(process_names[1] == "kernel 0: S = QK^T, P = softmax(S)");
   CHECK(process_names[2] == "kernel 1: O = P V");
 
   REQUIRE(slices.size() == steps.size());
-  std::int64_t cum_r = 0, cum_w = 0;
-  std::size_t next_counter = 0;
+  std::int64_t cum_r = 0, cum_w = 0, dram_r = 0, dram_w = 0;
+  std::size_t next_counter = 0, next_dram = 0;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Step& s = steps[i];
     const auto& e = slices[i];
@@ -129,8 +130,20 @@ TEST_CASE("trace: chrome output is a Trace Event document Perfetto can open", "[
       CHECK(c["args"]["read"] == cum_r);
       CHECK(c["args"]["write"] == cum_w);
     }
+    dram_r += s.dram_read_bytes;
+    dram_w += s.dram_write_bytes;
+    if (s.dram_read_bytes != 0 || s.dram_write_bytes != 0) {
+      REQUIRE(next_dram < dram.size());
+      const auto& c = dram[next_dram++];
+      CHECK(c["after"] == i);
+      CHECK(c["args"]["read"] == dram_r);
+      CHECK(c["args"]["write"] == dram_w);
+    }
   }
   CHECK(next_counter == hbm.size());
+  CHECK(next_dram == dram.size());
+  CHECK(dram_r > 0);
+  CHECK(dram_w > 0);
   // tids are distinct across kernels (Perfetto keys threads by tid)
   std::set<int> tids;
   for (const auto& [key, tid] : tid_of_block) tids.insert(tid);

@@ -1,6 +1,7 @@
 // The Chrome Trace Event sink: a JSON object that Perfetto and
 // chrome://tracing open. One process per kernel, one thread per block, one
-// complete ("X") event per step, and counters for HBM traffic and on-chip use.
+// complete ("X") event per step, and counters for HBM and DRAM traffic and
+// on-chip use.
 #include <map>
 #include <set>
 #include <string>
@@ -48,6 +49,11 @@ class ChromeSink final : public TraceSink {
     if (s.hbm_read_bytes != 0 || s.hbm_write_bytes != 0) {
       const Traffic total = after.hbm_total();
       counter("HBM bytes", pid, end, "read", total.read_bytes, "write", total.write_bytes);
+    }
+    // What reached DRAM through the L2, beside what the kernel asked of HBM.
+    if (s.dram_read_bytes != 0 || s.dram_write_bytes != 0) {
+      const CacheTraffic total = after.cache_total();
+      counter("DRAM bytes", pid, end, "read", total.dram_read_bytes, "write", total.dram_write_bytes);
     }
     const std::pair<std::int64_t, std::int64_t> on_chip{s.sram_bytes, s.register_bytes};
     auto [it, fresh] = last_on_chip_.try_emplace(s.kernel, on_chip);
