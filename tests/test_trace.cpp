@@ -121,24 +121,20 @@ TEST_CASE("trace: chrome output is a Trace Event document Perfetto can open", "[
     CHECK(a.contains("row_m") == s.has_row);
     CHECK(a.contains("row_l") == s.has_row);
 
-    cum_r += s.hbm_read_bytes;
-    cum_w += s.hbm_write_bytes;
-    if (s.hbm_read_bytes != 0 || s.hbm_write_bytes != 0) {
-      REQUIRE(next_counter < hbm.size());
-      const auto& c = hbm[next_counter++];
+    // A counter event follows each step that moves bytes, with the totals so far.
+    auto expect_counter = [i](const std::vector<nlohmann::json>& events, std::size_t& next, std::int64_t read,
+                              std::int64_t write, std::int64_t& total_r, std::int64_t& total_w) {
+      total_r += read;
+      total_w += write;
+      if (read == 0 && write == 0) return;
+      REQUIRE(next < events.size());
+      const auto& c = events[next++];
       CHECK(c["after"] == i);
-      CHECK(c["args"]["read"] == cum_r);
-      CHECK(c["args"]["write"] == cum_w);
-    }
-    dram_r += s.dram_read_bytes;
-    dram_w += s.dram_write_bytes;
-    if (s.dram_read_bytes != 0 || s.dram_write_bytes != 0) {
-      REQUIRE(next_dram < dram.size());
-      const auto& c = dram[next_dram++];
-      CHECK(c["after"] == i);
-      CHECK(c["args"]["read"] == dram_r);
-      CHECK(c["args"]["write"] == dram_w);
-    }
+      CHECK(c["args"]["read"] == total_r);
+      CHECK(c["args"]["write"] == total_w);
+    };
+    expect_counter(hbm, next_counter, s.hbm_read_bytes, s.hbm_write_bytes, cum_r, cum_w);
+    expect_counter(dram, next_dram, s.dram_read_bytes, s.dram_write_bytes, dram_r, dram_w);
   }
   CHECK(next_counter == hbm.size());
   CHECK(next_dram == dram.size());
