@@ -24,7 +24,9 @@ mkdir -p "$out"
 # GPU (the file names start with it: h200-..., h100-...).
 results=()
 for f in docs/results/*.csv; do
-  [ -f "$f" ] && head -1 "$f" | grep -q ',metric,predicted,measured' || continue
+  # Recorded runs only: experiments with columns of their own in front (the
+  # placements' pad_mib) are not `compare --recorded` input.
+  [ -f "$f" ] && head -1 "$f" | grep -q '^device,driver,date,.*,metric,predicted,measured' || continue
   profile=${f%-sweep.csv}-measured.toml
   gpu=$(basename "$f" | cut -d- -f1)
   [ -f "$profile" ] || profile=$(ls docs/results/"$gpu"-*-measured.toml 2>/dev/null | sort | tail -1)

@@ -699,6 +699,7 @@ TEST_CASE("fasim run --trace writes a whole trace that reads back", "[cli]") {
   CHECK(fabric == j["l2"]["fabric_bytes"].get<std::int64_t>());
   CHECK(records.back().cum_hbm_read_bytes == read);
   CHECK(records.back().cum_hbm_write_bytes == written);
+  CHECK(records.back().kind == "writeback");  // each kernel ends with the L2's step
 
   SECTION("the summary names the trace, and a rerun replaces it whole") {
     std::vector<std::string> again = {"run", "--trace", path, "--trace-format", format};
@@ -708,6 +709,46 @@ TEST_CASE("fasim run --trace writes a whole trace that reads back", "[cli]") {
     CHECK(contains(r.out, "trace       " + path + " (" + format + ")"));
     CHECK(fasim::test::read_text(path).size() == text.size());
     CHECK(dir.entries() == std::vector<std::string>{name});
+  }
+}
+
+TEST_CASE("fasim run --trace: the steps' DRAM writes add up to the run's, the kernels' writeback steps included", "[cli]") {
+  // The toy GPU with 4-way sets (the set model, which counts write-backs in
+  // batches): naive at N = 96 leaves 1,056 B and 847 B of write-backs to the
+  // writeback steps of kernels 1 and 3. Before those steps existed the trace
+  // summed to 1,903 B less than `fasim run` printed.
+  const std::string format = GENERATE(std::string("chrome"), std::string("jsonl"), std::string("csv"));
+  CAPTURE(format);
+  ScratchDir dir;
+  const std::string toy = fasim::test::read_text(kSourceDir + "/configs/devices/toy.toml");
+  const std::string ways4 = std::regex_replace(toy, std::regex("\nways = 0 "), "\nways = 4 ");
+  REQUIRE(ways4 != toy);
+  fasim::test::write_text(dir.file("toy4.toml"), ways4);
+  const std::string path = dir.file("trace." + format);
+  const json j = json_of(run_fasim({"run", "--json", "--device", dir.file("toy4.toml"), "--algo", "naive", "--N", "96",
+                                    "--d", "16", "--br", "32", "--bc", "16", "--batch", "2", "--heads", "2",
+                                    "--trace", path, "--trace-format", format}));
+  std::vector<fasim::TraceRecord> records;
+  REQUIRE_NOTHROW(records = fasim::read_trace(path));
+  std::int64_t dram_written = 0, at_ends = 0;
+  std::vector<int> ends;
+  for (const fasim::TraceRecord& r : records) {
+    dram_written += r.dram_write_bytes;
+    if (r.kind != "writeback") continue;
+    ends.push_back(r.kernel);
+    at_ends += r.dram_write_bytes;
+    CHECK(r.block == -1);
+    CHECK(r.hbm_read_bytes + r.hbm_write_bytes == 0);
+  }
+  CHECK(ends == std::vector<int>{0, 1, 2});
+  CHECK(at_ends > 0);
+  CHECK(dram_written == j["dram"]["write_bytes"].get<std::int64_t>());
+  if (format == "chrome") {  // Perfetto's "DRAM bytes" track ends at the run's total too
+    std::int64_t last = -1;
+    const json doc = json::parse(fasim::test::read_text(path));
+    for (const json& e : doc["traceEvents"])
+      if (e.value("ph", "") == "C" && e.value("name", "") == "DRAM bytes") last = e["args"]["write"].get<std::int64_t>();
+    CHECK(last == j["dram"]["write_bytes"].get<std::int64_t>());
   }
 }
 

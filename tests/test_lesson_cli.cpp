@@ -268,8 +268,8 @@ TEST_CASE("lesson stepper on a terminal: advance twice, go back once, quit", "[l
   REQUIRE(tmux.wait_for("A tiny lesson"));
   tmux.key("n");  // the section, with the scenario's command
   REQUIRE(tmux.wait_for("scenario 1 (tiny)"));
-  tmux.key("n");  // its first step
-  REQUIRE(tmux.wait_for("step 1 of 96"));
+  tmux.key("n");  // its first step (of 4 blocks x 24 and the kernel's writeback step)
+  REQUIRE(tmux.wait_for("step 1 of 97"));
   std::string s = tmux.screen();
   INFO(s);
   CHECK_THAT(s, Contains("Q blocks i down, K/V blocks j across"));
@@ -277,18 +277,18 @@ TEST_CASE("lesson stepper on a terminal: advance twice, go back once, quit", "[l
   CHECK_THAT(s, Contains("Enter/n next"));
 
   tmux.key("n");
-  REQUIRE(tmux.wait_for("step 2 of 96"));
+  REQUIRE(tmux.wait_for("step 2 of 97"));
   tmux.key("Enter");
-  REQUIRE(tmux.wait_for("step 3 of 96"));
+  REQUIRE(tmux.wait_for("step 3 of 97"));
   tmux.key("b");
-  REQUIRE(tmux.wait_for([](const std::string& x) { return x.find("step 2 of 96") != std::string::npos; }));
+  REQUIRE(tmux.wait_for([](const std::string& x) { return x.find("step 2 of 97") != std::string::npos; }));
   s = tmux.screen();
   CHECK_THAT(s, Contains(">    1  [=] [=] [=] [=]"));
-  CHECK_THAT(s, !Contains("step 3 of 96"));
+  CHECK_THAT(s, !Contains("step 3 of 97"));
 
   // Forward past the Q loads to a tile: K_0 of block 0 is step 5.
   for (int i = 0; i < 3; ++i) tmux.key("n");
-  REQUIRE(tmux.wait_for("step 5 of 96"));
+  REQUIRE(tmux.wait_for("step 5 of 97"));
   s = tmux.screen();
   CHECK_THAT(s, Contains("0  [#] [ ] [ ] [ ]"));
   CHECK_THAT(s, Contains("load K rows 0-3"));

@@ -97,7 +97,7 @@ TEST_CASE("trace header: watched row, capacity and the full shape, for the viewe
   meta.register_bytes_per_block = 262144;
   const auto head = nlohmann::json::parse(embedded_lines(write_page({}, meta)).at(0));
   CHECK(head["type"] == "meta");
-  CHECK(head["trace_version"] == 2);
+  CHECK(head["trace_version"] == 3);
   CHECK(head["watched_row"] == 37);
   CHECK(head["watched_bh"] == 1);
   CHECK(head["numerics"] == true);

@@ -51,6 +51,8 @@ void StepView::absorb(const Simulation& sim) {
     Tr_ = tr;
     Tc_ = tc;
   }
+  step_ = s;
+  if (s.kind == StepKind::writeback) return;  // the L2's step: no block, no tile
   latest_[s.block] = {s.bh, s.qb, s.kb};
   if (s.qb >= 0 && s.kb >= 0) {
     auto& cells = touched_[s.bh];
@@ -64,7 +66,6 @@ void StepView::absorb(const Simulation& sim) {
     row_l_ = s.row_l;
     row_step_ = count_;
   }
-  step_ = s;
 }
 
 StepView::Cell StepView::cell(const Simulation& sim, std::int64_t bh, std::int64_t qb, std::int64_t kb) const {
@@ -143,6 +144,10 @@ std::string StepView::describe(const Step& s) const {
              with_commas(s.l2_hit_bytes) + " B, DRAM " + with_commas(s.dram_read_bytes) + " B)";
     case StepKind::store:
       return "store " + where + " (" + shape + "): +" + with_commas(s.hbm_write_bytes) + " B to HBM (into L2)";
+    case StepKind::writeback:
+      if (s.dram_write_bytes == 0) return "end of kernel: no L2 write-backs left to count";
+      return "end of kernel: +" + with_commas(s.dram_write_bytes) +
+             " B written back to DRAM, dirty L2 lines evicted during the kernel that no step counted yet";
     default: {
       std::string out = std::string(s.what) + " (" + shape + ")";
       if (s.flops_matmul > 0) out += ": " + with_commas(s.flops_matmul) + " matmul FLOP";
@@ -153,6 +158,7 @@ std::string StepView::describe(const Step& s) const {
 }
 
 std::string StepView::sram_line(const Simulation& sim) const {
+  if (step_.kind == StepKind::writeback) return "SRAM: every block of the kernel has finished";
   std::string tiles;
   if (auto it = loaded_.find(step_.block); it != loaded_.end())
     for (const auto& [t, l] : it->second)
@@ -174,8 +180,10 @@ std::string StepView::frame(const Simulation& sim) const {
   std::snprintf(when, sizeof when, "%.3f us", s.start_s * 1e6);
   std::string out = style_.bold("step " + with_commas(count_) + " of " + with_commas(total_)) + " | kernel " +
                     std::to_string(s.kernel + 1) + "/" + std::to_string(kernels.size()) + " " +
-                    std::string(kernels[static_cast<std::size_t>(s.kernel)].name) + " | block " +
-                    std::to_string(s.block) + " on SM " + std::to_string(s.sm) + " | " + when + "\n";
+                    std::string(kernels[static_cast<std::size_t>(s.kernel)].name) + " | " +
+                    (s.kind == StepKind::writeback ? std::string("the L2")
+                                                   : "block " + std::to_string(s.block) + " on SM " + std::to_string(s.sm)) +
+                    " | " + when + "\n";
   out += wrap(describe(s), style_, "", "  ") + "\n\n";
 
   // The current (batch, head) first, then others with a tile in flight, as many as fit side by side.
@@ -214,7 +222,8 @@ std::string StepView::frame(const Simulation& sim) const {
   const Traffic t = sim.ledger().hbm_total();
   const CacheTraffic c = sim.ledger().cache_total();
   out += "HBM  read " + with_commas(t.read_bytes) + " B, written " + with_commas(t.write_bytes) + " B   L2 hits " +
-         with_commas(c.l2_hit_bytes) + " B   DRAM read " + with_commas(c.dram_read_bytes) + " B\n";
+         with_commas(c.l2_hit_bytes) + " B\nDRAM read " + with_commas(c.dram_read_bytes) + " B, written " +
+         with_commas(c.dram_write_bytes) + " B\n";
   const std::int64_t watched = sim.options().watch.row;
   const std::string row = "row " + std::to_string(watched) + " (Q block " + std::to_string(watched / sim.mapping().br) + ")";
   if (!sim.options().numerics) {

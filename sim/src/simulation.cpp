@@ -192,18 +192,36 @@ void Simulation::finish_kernel() {
     slot.ctx.reset();
   }
   // The L2 model's write-backs that accrued in this kernel and no step has
-  // counted yet: this kernel's, not the next one's.
-  ledger_.record_dram_write(step_.tensor, static_cast<std::int32_t>(kernel_), machine_->settle_l2());
+  // counted yet: this kernel's, not the next one's. next() hands them out as
+  // the kernel's last step, charged to the tensor of the step before it (as
+  // evictions go to the evicting step's).
+  writeback_ = Step{.kind = StepKind::writeback,
+                    .what = "L2 write-backs not yet counted",
+                    .kernel = static_cast<std::int32_t>(kernel_),
+                    .block = -1,
+                    .tensor = step_.tensor,
+                    .dram_write_bytes = machine_->settle_l2(),
+                    .start_s = kt.end_s,
+                    .end_s = kt.end_s,
+                    .sm = -1};
+  writeback_pending_ = true;
   ++kernel_;
   if (kernel_ < program_.kernels.size()) start_kernel(kt.end_s);
-  else {
-    done_ = true;
-    if (options_.numerics) give_back_freed_memory();
-  }
+  else if (options_.numerics) give_back_freed_memory();
 }
 
 bool Simulation::next() {
   while (!done_) {
+    if (writeback_pending_) {
+      writeback_pending_ = false;
+      step_ = writeback_;
+      ledger_.record(step_);
+      return true;
+    }
+    if (kernel_ == program_.kernels.size()) {
+      done_ = true;
+      break;
+    }
     if (ready_.empty()) {
       finish_kernel();
       continue;

@@ -9,6 +9,7 @@ std::string_view name(StepKind k) {
     case StepKind::matmul: return "matmul";
     case StepKind::softmax: return "softmax";
     case StepKind::rescale: return "rescale";
+    case StepKind::writeback: return "writeback";
   }
   return "?";
 }

@@ -13,6 +13,9 @@
 namespace fasim::trace_json {
 namespace {
 
+// Sort position of the L2 write-backs track: after any block's.
+constexpr std::int64_t kL2TrackSort = std::int64_t{1} << 40;
+
 class ChromeSink final : public TraceSink {
  public:
   explicit ChromeSink(std::ostream& os) : os_(os) {}
@@ -54,6 +57,10 @@ class ChromeSink final : public TraceSink {
     if (s.dram_read_bytes != 0 || s.dram_write_bytes != 0) {
       const CacheTraffic total = after.cache_total();
       counter("DRAM bytes", pid, end, "read", total.dram_read_bytes, "write", total.dram_write_bytes);
+    }
+    if (s.kind == StepKind::writeback) {  // the L2's step: no block, no on-chip use
+      flush_line();
+      return;
     }
     const std::pair<std::int64_t, std::int64_t> on_chip{s.sram_bytes, s.register_bytes};
     auto [it, fresh] = last_on_chip_.try_emplace(s.kernel, on_chip);
@@ -120,8 +127,10 @@ class ChromeSink final : public TraceSink {
         metadata("process_name", pid, 0, label);
         metadata("process_sort_index", pid, 0, std::int64_t{s.kernel});
       }
-      metadata("thread_name", pid, it->second, "block " + std::to_string(s.block));
-      metadata("thread_sort_index", pid, it->second, s.block);
+      // The writeback step (block -1) gets a track of its own, below the blocks.
+      const bool l2 = s.kind == StepKind::writeback;
+      metadata("thread_name", pid, it->second, l2 ? std::string("L2 write-backs") : "block " + std::to_string(s.block));
+      metadata("thread_sort_index", pid, it->second, l2 ? kL2TrackSort : s.block);
     }
     last_key_ = key;
     last_tid_ = it->second;

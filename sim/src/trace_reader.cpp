@@ -39,12 +39,11 @@ std::string printable(std::string_view s) {
 }
 
 void check_kind(std::string_view s) {
-  for (StepKind k : {StepKind::load, StepKind::store, StepKind::matmul, StepKind::softmax,
-                     StepKind::rescale}) {
+  for (StepKind k : kAllStepKinds) {
     if (name(k) == s) return;
   }
   malformed("unknown step kind " + printable(s) +
-            " (expected load, store, matmul, softmax or rescale)");
+            " (expected load, store, matmul, softmax, rescale or writeback)");
 }
 
 void check_tensor(std::string_view s) {

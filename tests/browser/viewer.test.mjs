@@ -130,7 +130,12 @@ try {
     assert.ok(report.l2.fabric_bytes > 0, 'the run crosses between the L2 halves');
     assert.equal(s.counters['l2-fabric'], report.l2.fabric_bytes);
     assert.equal(s.counters['dram-read'], report.dram.read_bytes);
+    assert.equal(s.counters['dram-write'], report.dram.write_bytes);
     assert.equal(s.counters['flops'], report.flops.matmul + report.flops.other);
+    // The last step is the kernel's writeback step: the L2's, no block.
+    assert.match(s.what, /^end of kernel: /);
+    assert.match(await page.textContent('#step-where'), /the L2, at the kernel’s end/);
+    assert.match(await page.textContent('#sram-block'), /every block of the kernel has finished/);
   });
 
   await check('play advances and pause stops; the keyboard steps', async () => {

@@ -7,7 +7,9 @@
 (function (root) {
   'use strict';
 
-  const KINDS = ['load', 'store', 'matmul', 'softmax', 'rescale'];
+  // 'writeback': the L2's step at a kernel's end (block -1), not a block's.
+  const KINDS = ['load', 'store', 'matmul', 'softmax', 'rescale', 'writeback'];
+  const WRITEBACK = KINDS.indexOf('writeback');
   // Per-step counters the page sums up; [column in the trace, name here].
   const COUNTERS = [
     ['hbm_read_bytes', 'hbmRead'], ['hbm_write_bytes', 'hbmWrite'],
@@ -156,6 +158,7 @@
     c.lastLoad = new Int32Array(n * T).fill(-1);
     const state = new Map();
     for (let i = 0; i < n; ++i) {
+      if (c.kind[i] === WRITEBACK) continue;  // no block: holds nothing (-1s)
       const key = c.kernel[i] + '/' + c.block[i];
       let s = state.get(key);
       if (!s) { s = new Int32Array(T).fill(-1); state.set(key, s); }
@@ -186,14 +189,14 @@
     const out = [], seen = new Set([c.block[k]]);
     for (let i = k - 1; i >= 0 && i >= k - limit; --i) {
       if (c.kernel[i] !== c.kernel[k]) break;
-      if (seen.has(c.block[i])) continue;
+      if (c.kind[i] === WRITEBACK || seen.has(c.block[i])) continue;
       seen.add(c.block[i]);
       if (c.bh[i] === c.bh[k] && c.qb[i] >= 0 && c.kb[i] >= 0) out.push(c.qb[i] * c.Tc + c.kb[i]);
     }
     return out;
   }
 
-  const api = { parseTrace, prepare, tilesInFlight, TraceError, KINDS, COUNTERS };
+  const api = { parseTrace, prepare, tilesInFlight, TraceError, KINDS, WRITEBACK, COUNTERS };
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   else root.FasimTrace = api;
 })(typeof window !== 'undefined' ? window : globalThis);

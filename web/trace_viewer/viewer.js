@@ -183,7 +183,8 @@
   function where(c, k) {
     const kernels = c.meta.kernels || [];
     const parts = ['kernel ' + (c.kernel[k] + 1) + '/' + Math.max(kernels.length, 1) +
-      (kernels[c.kernel[k]] ? ' ' + kernels[c.kernel[k]] : ''), 'block ' + c.block[k] + ' on SM ' + c.sm[k]];
+      (kernels[c.kernel[k]] ? ' ' + kernels[c.kernel[k]] : ''),
+      c.kind[k] === FasimTrace.WRITEBACK ? 'the L2, at the kernel\u2019s end' : 'block ' + c.block[k] + ' on SM ' + c.sm[k]];
     if (state.heads > 1) parts.push('head ' + c.bh[k]);
     if (c.qb[k] >= 0 || c.kb[k] >= 0) parts.push('tile (' + (c.qb[k] >= 0 ? c.qb[k] : '\u2013') + ', ' + (c.kb[k] >= 0 ? c.kb[k] : '\u2013') + ')');
     parts.push('t = ' + time(c.ts_us[k]) + ' (lasts ' + time(c.dur_us[k]) + ')');
@@ -200,6 +201,10 @@
           commas(c.l2Hit[k]) + ' B, DRAM ' + commas(c.dramRead[k]) + ' B)';
       case 'store':
         return 'store ' + tile + ' (' + shape + '): +' + commas(c.hbmWrite[k]) + ' B to HBM (into L2)';
+      case 'writeback':
+        return c.dramWrite[k] > 0
+          ? 'end of kernel: +' + commas(c.dramWrite[k]) + ' B written back to DRAM, dirty L2 lines evicted during the kernel that no step counted yet'
+          : 'end of kernel: no L2 write-backs left to count';
       default: {
         let s = (c.whatNames[c.what[k]] || c.kindNames[c.kind[k]]) + ' (' + shape + ')';
         const mm = c.flopsMatmul[k], other = c.flopsOther[k];
@@ -304,7 +309,8 @@
   }
 
   function renderSram(c, k) {
-    $('sram-block').textContent = c.block[k] + ' (after this step)';
+    const l2 = c.kind[k] === FasimTrace.WRITEBACK;
+    $('sram-block').textContent = l2 ? '\u2013 (every block of the kernel has finished)' : c.block[k] + ' (after this step)';
     const list = $('sram-tiles');
     list.textContent = '';
     const T = c.tensorNames.length;
@@ -320,7 +326,7 @@
     if (!list.children.length) {
       const li = document.createElement('li');
       li.className = 'none';
-      li.textContent = 'no tile loaded yet';
+      li.textContent = l2 ? 'nothing' : 'no tile loaded yet';
       list.appendChild(li);
     }
     const cap = c.meta.capacity || {};

@@ -42,7 +42,8 @@ struct CacheTraffic {
 };
 
 /// @brief What one kernel of the program moved: its steps' HBM, L2 and DRAM
-/// bytes, and the write-backs the L2 model settled at its end.
+/// bytes (its last step, a writeback, has the L2 model's write-backs that
+/// no other step counted).
 struct KernelTraffic {
   Traffic hbm;         ///< bytes between HBM and SRAM (requests)
   CacheTraffic cache;  ///< what reached L2 and DRAM
@@ -67,15 +68,6 @@ class Ledger {
     peak_sram_ = std::max(peak_sram_, s.sram_bytes);
     peak_registers_ = std::max(peak_registers_, s.register_bytes);
     ++steps_;
-  }
-
-  /// @brief Adds DRAM write-backs that no Step caused: what the set model of
-  /// the L2 counts at the end of kernel `k` (PartitionedL2::settle), charged to
-  /// tensor `t` (the simulation passes its last step's, as evictions go to the
-  /// evicting step's).
-  void record_dram_write(TensorId t, std::int32_t k, std::int64_t bytes) {
-    cache_[index(t)].dram_write_bytes += bytes;
-    kernel(k).cache.dram_write_bytes += bytes;
   }
 
   /// @brief HBM traffic of one tensor.

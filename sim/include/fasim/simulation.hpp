@@ -87,12 +87,16 @@ class Simulation {
   void set_input(TensorId t, const std::vector<float>& values);
 
   /// @brief Advances one Step. Returns false (and does nothing) when finished.
+  /// Each kernel ends with one StepKind::writeback step (block -1): the DRAM
+  /// write-backs the L2 model made in the kernel that no step counted yet, so
+  /// the steps' bytes always sum to the ledger's.
   bool next();
   /// @brief The Step taken by the last successful next().
   const Step& step() const { return step_; }
   /// @brief Runs every remaining Step.
   void run();
-  /// @brief True when every block of every kernel has finished.
+  /// @brief True when every block of every kernel has finished and the last
+  /// writeback step was taken: next() returns false.
   bool done() const { return done_; }
 
   /// @brief Traffic and FLOPs of every step so far.
@@ -161,6 +165,8 @@ class Simulation {
   std::vector<Slot> slots_;
   // The block that can issue a step earliest goes next (ties: the lower slot).
   ReadyQueue ready_;
+  Step writeback_{};  // the writeback step of the kernel that just finished
+  bool writeback_pending_ = false;  // next() returns writeback_ before anything else
   bool done_ = false;
 };
 

@@ -3,6 +3,7 @@
 // Ledger is nothing but the sum of the Steps.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -17,9 +18,17 @@ enum class StepKind : std::uint8_t {
   matmul,   ///< a tile matmul (tensor cores)
   softmax,  ///< softmax work on a tile: max, exp, sum (online or not)
   rescale,  ///< scaling O or finishing the statistics
+  /// the L2's, not a block's: at a kernel's end, the write-backs to DRAM that
+  /// the L2 model made during the kernel and no step has counted yet
+  /// (Simulation emits one per kernel, block -1, SM -1, zero duration)
+  writeback,
 };
 
-/// @brief "load", "store", "matmul", "softmax" or "rescale".
+/// @brief Every StepKind, in order.
+inline constexpr std::array kAllStepKinds{StepKind::load, StepKind::store, StepKind::matmul,
+                                          StepKind::softmax, StepKind::rescale, StepKind::writeback};
+
+/// @brief "load", "store", "matmul", "softmax", "rescale" or "writeback".
 std::string_view name(StepKind k);
 
 /// @brief One action of one thread block, with everything it moved and computed.

@@ -89,7 +89,8 @@ class TraceSink {
 /// row_m, row_l, cum_hbm_read_bytes, cum_hbm_write_bytes, ts_us, dur_us.
 /// The chrome sink puts index ... row_l in each "X" event's args (the time is
 /// the event's ts/dur), uses pid = kernel + 1 and one tid per block, numbered
-/// from 1 (Perfetto treats pid 0 and tid 0 specially), and adds counters
+/// from 1 (Perfetto treats pid 0 and tid 0 specially; a kernel's writeback
+/// step, block -1, gets a thread named "L2 write-backs"), and adds counters
 /// stamped at each step's end: "HBM bytes" {read, write}, cumulative over the
 /// run, after every step that moved bytes; "SRAM bytes" {shared, registers}
 /// of the step's block, whenever it changes. Non-finite row_m/row_l (the
