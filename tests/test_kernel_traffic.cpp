@@ -22,12 +22,7 @@ void check_sums(const Ledger& L) {
   for (const KernelTraffic& k : L.kernels()) {
     hbm.read_bytes += k.hbm.read_bytes;
     hbm.write_bytes += k.hbm.write_bytes;
-    c.l2_read_bytes += k.cache.l2_read_bytes;
-    c.l2_write_bytes += k.cache.l2_write_bytes;
-    c.l2_hit_bytes += k.cache.l2_hit_bytes;
-    c.dram_read_bytes += k.cache.dram_read_bytes;
-    c.dram_write_bytes += k.cache.dram_write_bytes;
-    c.l2_fabric_bytes += k.cache.l2_fabric_bytes;
+    c += k.cache;
   }
   CHECK(hbm == L.hbm_total());
   const CacheTraffic total = L.cache_total();

@@ -39,6 +39,23 @@ struct CacheTraffic {
   std::int64_t dram_read_bytes = 0;  ///< reads that missed: DRAM reads
   std::int64_t dram_write_bytes = 0; ///< dirty bytes evicted to DRAM (charged to the evicting step's tensor)
   std::int64_t l2_fabric_bytes = 0;  ///< bytes that crossed between the L2 partitions
+
+  /// @brief The L2 and DRAM bytes of one step.
+  static CacheTraffic of(const Step& s) {
+    return {s.l2_read_bytes, s.l2_write_bytes, s.l2_hit_bytes, s.dram_read_bytes, s.dram_write_bytes, s.l2_fabric_bytes};
+  }
+  /// @brief Adds every count of `o`.
+  CacheTraffic& operator+=(const CacheTraffic& o) {
+    l2_read_bytes += o.l2_read_bytes;
+    l2_write_bytes += o.l2_write_bytes;
+    l2_hit_bytes += o.l2_hit_bytes;
+    dram_read_bytes += o.dram_read_bytes;
+    dram_write_bytes += o.dram_write_bytes;
+    l2_fabric_bytes += o.l2_fabric_bytes;
+    return *this;
+  }
+  /// @brief Equal when every count is.
+  bool operator==(const CacheTraffic&) const = default;
 };
 
 /// @brief What one kernel of the program moved: its steps' HBM, L2 and DRAM
@@ -57,11 +74,11 @@ class Ledger {
     Traffic& t = hbm_[index(s.tensor)];
     t.read_bytes += s.hbm_read_bytes;
     t.write_bytes += s.hbm_write_bytes;
-    add(cache_[index(s.tensor)], s);
+    cache_[index(s.tensor)] += CacheTraffic::of(s);
     KernelTraffic& k = kernel(s.kernel);
     k.hbm.read_bytes += s.hbm_read_bytes;
     k.hbm.write_bytes += s.hbm_write_bytes;
-    add(k.cache, s);
+    k.cache += CacheTraffic::of(s);
     flops_.matmul += s.flops_matmul;
     flops_.other += s.flops_other;
     flops_.exp += s.exps;
@@ -86,14 +103,7 @@ class Ledger {
   /// @brief L2 and DRAM traffic of all steps.
   CacheTraffic cache_total() const {
     CacheTraffic sum;
-    for (const CacheTraffic& c : cache_) {
-      sum.l2_read_bytes += c.l2_read_bytes;
-      sum.l2_write_bytes += c.l2_write_bytes;
-      sum.l2_hit_bytes += c.l2_hit_bytes;
-      sum.dram_read_bytes += c.dram_read_bytes;
-      sum.dram_write_bytes += c.dram_write_bytes;
-      sum.l2_fabric_bytes += c.l2_fabric_bytes;
-    }
+    for (const CacheTraffic& c : cache_) sum += c;
     return sum;
   }
   /// @brief Traffic of each kernel so far, by its index in the program (a
@@ -109,14 +119,6 @@ class Ledger {
   std::int64_t steps() const { return steps_; }
 
  private:
-  static void add(CacheTraffic& c, const Step& s) {
-    c.l2_read_bytes += s.l2_read_bytes;
-    c.l2_write_bytes += s.l2_write_bytes;
-    c.l2_hit_bytes += s.l2_hit_bytes;
-    c.dram_read_bytes += s.dram_read_bytes;
-    c.dram_write_bytes += s.dram_write_bytes;
-    c.l2_fabric_bytes += s.l2_fabric_bytes;
-  }
   KernelTraffic& kernel(std::int32_t k) {
     if (static_cast<std::size_t>(k) >= kernels_.size()) kernels_.resize(static_cast<std::size_t>(k) + 1);
     return kernels_[static_cast<std::size_t>(k)];
