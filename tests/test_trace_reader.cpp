@@ -149,6 +149,19 @@ TEST_CASE("read_trace: malformed files give one line naming file and line", "[tr
                                        Contains("field 'l2_fabric_bytes' is missing") && Contains(older));
     }
   }
+  SECTION("a trace from a newer fasim is refused, naming its version (jsonl and chrome have a header)") {
+    for (TraceFormat f : {TraceFormat::jsonl, TraceFormat::chrome}) {
+      const std::string path = d.file(std::string("t.") + std::string(fasim::name(f)));
+      write_trace(f, path, steps);
+      auto lines = lines_of(path);
+      REQUIRE(lines[0].find("\"trace_version\":3,") != std::string::npos);
+      lines[0] = replace_once(lines[0], "\"trace_version\":3,", "\"trace_version\":4,");
+      write_lines(path, lines);
+      CHECK_THAT(read_error(path), Contains("(line 1") &&
+                                       Contains("trace_version 4 is newer than this fasim reads (up to 3)") &&
+                                       Contains("read it with the fasim that wrote it"));
+    }
+  }
   SECTION("garbage never crashes") {
     const std::string path = d.file("g");
     for (const std::string& junk :

@@ -108,7 +108,7 @@ std::string meta(const TraceMeta& m, std::string_view type) {
   Object o(out);
   if (!type.empty()) o.string("type", type);
   o.string("generator", "fasim")
-      .integer("trace_version", 3)  // 3: kernels end with a writeback step; 2: l2_fabric_bytes; 1: neither
+      .integer("trace_version", trace_columns::kTraceVersion)
       .string("device", m.device)
       .raw("workload", workload)
       .raw("mapping", mapping)

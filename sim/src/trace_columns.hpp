@@ -58,6 +58,11 @@ inline constexpr std::string_view kNewestColumn = "l2_fabric_bytes";
 inline constexpr std::string_view kOlderTraceNote =
     " (a trace from an older fasim, which did not record L2 fabric bytes: write it again with this one)";
 
+/// The format this fasim writes ("trace_version" in the header): 3, kernels
+/// end with a writeback step; 2, steps have l2_fabric_bytes; 1, neither. A
+/// reader refuses a newer one: it may hold steps it would misread.
+inline constexpr int kTraceVersion = 3;
+
 constexpr bool int_columns_match() {
   for (std::size_t i = 0; i < kIntColumns.size(); ++i) {
     if (kAll[6 + i] != kIntColumns[i].name) return false;

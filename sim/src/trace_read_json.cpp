@@ -60,6 +60,16 @@ bool get_bool(const json& o, const char* key) {
   return v.get<bool>();
 }
 
+// The header (jsonl's meta line, chrome's otherData): a trace_version newer
+// than this fasim's may hold steps it would misread, so it is refused. An
+// absent or non-integer version is left to the other checks.
+void check_version(const json& header) {
+  const auto v = header.find("trace_version");
+  if (v == header.end() || !v->is_number_integer() || v->get<std::int64_t>() <= trace_columns::kTraceVersion) return;
+  malformed("trace_version " + std::to_string(v->get<std::int64_t>()) + " is newer than this fasim reads (up to " +
+            std::to_string(trace_columns::kTraceVersion) + "): read it with the fasim that wrote it, or update this one");
+}
+
 // The fields written by put_step_fields (trace.cpp): index ... row_l.
 TraceRecord record_from(const json& o) {
   if (!o.is_object()) malformed("expected a JSON object, found " + shown(o));
@@ -132,6 +142,7 @@ std::vector<TraceRecord> read_chrome(const std::string& path, std::istream& in) 
   auto on_event = [&](int depth, Ev ev, json& parsed) -> bool {
     if (depth == 1) {
       if (ev == Ev::key) top_key = parsed.get<std::string>();
+      if (ev == Ev::object_end && top_key == "otherData") check_version(parsed);  // written before the events
       if (ev == Ev::array_start && top_key == "traceEvents") in_events = saw_events = true;
       if (ev == Ev::array_end) in_events = false;
       // Keep keys and openings (else their contents are skipped unseen);
@@ -198,6 +209,7 @@ std::vector<TraceRecord> read_jsonl(const std::string& path, std::istream& in) {
       const std::string& type = get_string(j, "type");
       if (number == 1) {
         if (type != "meta") malformed("the first line must be the {\"type\":\"meta\"} header");
+        check_version(j);
         continue;
       }
       if (type != "step") malformed("unknown line type " + printable(type) + " (expected \"step\")");

@@ -170,6 +170,19 @@ try {
     await expectStep(page, Math.floor(steps.length * 0.45) - 1);  // the loaded trace stays
   });
 
+  await check('a trace from a newer fasim is refused with its version, and the loaded one stays', async () => {
+    const newer = path.join(out, 'newer.jsonl');
+    const lines = readFileSync(jsonl, 'utf8').trim().split('\n');
+    const meta = JSON.parse(lines[0]);
+    meta.trace_version += 1;
+    lines[0] = JSON.stringify(meta);
+    writeFileSync(newer, lines.join('\n') + '\n');
+    await page.setInputFiles('#file', newer);
+    await page.waitForSelector('#error:not([hidden])');
+    assert.match(await page.textContent('#error'), /Cannot read newer\.jsonl: trace_version \d+ is newer than this page reads/);
+    await expectStep(page, Math.floor(steps.length * 0.45) - 1);
+  });
+
   await check('a Chrome trace opened in the page shows the same counters', async () => {
     const json = path.join(out, 'small.json');
     execFileSync(fasim, ['run', '--trace', json, ...SMALL]);

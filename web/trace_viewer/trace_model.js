@@ -23,6 +23,17 @@
 
   class TraceError extends Error {}
 
+  // The newest trace format this page reads (fasim's trace_version): a newer
+  // trace may hold steps it would misread, so it is refused.
+  const TRACE_VERSION = 3;
+  function checkVersion(meta) {
+    const v = meta.trace_version;
+    if (Number.isInteger(v) && v > TRACE_VERSION) {
+      throw new TraceError('trace_version ' + v + ' is newer than this page reads (up to ' + TRACE_VERSION +
+        '): open it in the page of the fasim that wrote it (fasim trace --html)');
+    }
+  }
+
   // JSON has no infinities; the writers spell them as strings.
   function real(v) {
     if (typeof v === 'number') return v;
@@ -83,11 +94,13 @@
       }
     }
     if (meta === null) throw new TraceError('the trace is empty');
+    checkVersion(meta);
     return columns(meta, steps.length, (i) => steps[i]);
   }
 
   function parseChrome(doc) {
     const meta = doc.otherData || {};
+    checkVersion(meta);
     const steps = [];
     for (const e of doc.traceEvents) if (e && e.ph === 'X' && e.args && e.args.index !== undefined) steps.push(e);
     steps.sort((a, b) => a.args.index - b.args.index);
