@@ -622,7 +622,12 @@ TEST_CASE("fasim step prints every step", "[cli]") {
     CHECK(contains(r.out, "row 5: m ="));
     CHECK(contains(r.out, "watching row 5"));
     CHECK_FALSE(contains(r.out, "> "));  // no prompt when not interactive
+    // Each kernel ends with the L2's writeback step, on a line of its own.
     const std::vector<std::string> lines = fasim::test::split_lines(r.out);
+    const auto l2_steps = std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
+      return l.rfind("#", 0) == 0 && contains(l, "  L2  ") && contains(l, "end of kernel: ");
+    });
+    CHECK(l2_steps == (algo == "naive" ? 3 : 1));
     REQUIRE_FALSE(lines.empty());
     const std::string& last = lines.back();
     CHECK(last.rfind("done: " + std::to_string(steps) + " steps", 0) == 0);

@@ -35,9 +35,6 @@ std::string describe(const Step& s) {
     case StepKind::store:
       return "store " + std::string(name(s.tensor)) + " " + shape + "  +" + with_commas(s.hbm_write_bytes) +
              " B written (to L2)";
-    case StepKind::writeback:
-      if (s.dram_write_bytes == 0) return "end of kernel: no L2 write-backs left to count";
-      return "end of kernel: L2 write-backs to DRAM no step counted yet  +" + with_commas(s.dram_write_bytes) + " B";
     default: {
       std::string out = std::string(s.what) + "  " + shape;
       if (s.flops_matmul > 0) out += "  " + with_commas(s.flops_matmul) + " matmul FLOP";
@@ -47,21 +44,26 @@ std::string describe(const Step& s) {
   }
 }
 
-void print_step(const Step& s, std::int64_t index, const Ledger& L, std::int64_t row) {
+// The L2's step at a kernel's end: no SM, block or tile; DRAM, not HBM, so far.
+void print_writeback(const Step& s, std::int64_t index, const Ledger& L) {
   char head[128];
-  if (s.kind == StepKind::writeback)  // the L2's step: no SM, block or tile
-    std::snprintf(head, sizeof head, "#%-6lld %9.3f us  %-37s ", static_cast<long long>(index), s.start_s * 1e6, "L2");
-  else
-    std::snprintf(head, sizeof head, "#%-6lld %9.3f us  SM %-3lld block %-5lld bh %-3lld %-13s ",
-                  static_cast<long long>(index), s.start_s * 1e6, static_cast<long long>(s.sm),
-                  static_cast<long long>(s.block), static_cast<long long>(s.bh), tile_of(s).c_str());
+  std::snprintf(head, sizeof head, "#%-6lld %9.3f us  %-37s ", static_cast<long long>(index), s.start_s * 1e6, "L2");
+  std::cout << head << "end of kernel: "
+            << (s.dram_write_bytes == 0 ? "no L2 write-backs left to count"
+                                        : "L2 write-backs to DRAM no step counted yet  +" + with_commas(s.dram_write_bytes) + " B")
+            << "\n";
+  const CacheTraffic c = L.cache_total();
+  std::cout << "        DRAM so far: read " << with_commas(c.dram_read_bytes) << " B, written "
+            << with_commas(c.dram_write_bytes) << " B\n";
+}
+
+void print_step(const Step& s, std::int64_t index, const Ledger& L, std::int64_t row) {
+  if (s.kind == StepKind::writeback) return print_writeback(s, index, L);
+  char head[128];
+  std::snprintf(head, sizeof head, "#%-6lld %9.3f us  SM %-3lld block %-5lld bh %-3lld %-13s ",
+                static_cast<long long>(index), s.start_s * 1e6, static_cast<long long>(s.sm),
+                static_cast<long long>(s.block), static_cast<long long>(s.bh), tile_of(s).c_str());
   std::cout << head << describe(s) << "\n";
-  if (s.kind == StepKind::writeback) {
-    const CacheTraffic c = L.cache_total();
-    std::cout << "        DRAM so far: read " << with_commas(c.dram_read_bytes) << " B, written "
-              << with_commas(c.dram_write_bytes) << " B\n";
-    return;
-  }
   std::cout << "        SRAM " << with_commas(s.sram_bytes) << " B, registers " << with_commas(s.register_bytes)
             << " B | HBM so far: read " << with_commas(L.hbm_total().read_bytes) << " B, written "
             << with_commas(L.hbm_total().write_bytes) << " B";
