@@ -162,6 +162,25 @@ TEST_CASE("read_trace: malformed files give one line naming file and line", "[tr
                                        Contains("read it with the fasim that wrote it"));
     }
   }
+  SECTION("a version above 2^63 is newer too, and one that is not a whole number is refused") {
+    for (TraceFormat f : {TraceFormat::jsonl, TraceFormat::chrome}) {
+      const std::string path = d.file(std::string("v.") + std::string(fasim::name(f)));
+      write_trace(f, path, steps);
+      const auto lines = lines_of(path);
+      // 2^64 - 1 read as a signed number is -1: it must not pass as older.
+      for (const auto& [version, says] :
+           {std::pair<std::string, std::string>{"18446744073709551615", "trace_version 18446744073709551615 is newer"},
+            {"-1", "trace_version '-1' is not a version number"},
+            {"0", "trace_version '0' is not a version number"},
+            {"3.5", "trace_version '3.5' is not a version number"},
+            {"\"3\"", "trace_version '\"3\"' is not a version number"}}) {
+        auto changed = lines;
+        changed[0] = replace_once(changed[0], "\"trace_version\":3,", "\"trace_version\":" + version + ",");
+        write_lines(path, changed);
+        CHECK_THAT(read_error(path), Contains(says));
+      }
+    }
+  }
   SECTION("garbage never crashes") {
     const std::string path = d.file("g");
     for (const std::string& junk :

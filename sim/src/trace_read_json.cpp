@@ -65,8 +65,12 @@ bool get_bool(const json& o, const char* key) {
 // absent or non-integer version is left to the other checks.
 void check_version(const json& header) {
   const auto v = header.find("trace_version");
-  if (v == header.end() || !v->is_number_integer() || v->get<std::int64_t>() <= trace_columns::kTraceVersion) return;
-  malformed("trace_version " + std::to_string(v->get<std::int64_t>()) + " is newer than this fasim reads (up to " +
+  if (v == header.end()) return;  // traces before version 2 have none
+  if (!v->is_number_integer() || (v->is_number_unsigned() ? v->get<std::uint64_t>() < 1 : v->get<std::int64_t>() < 1))
+    malformed("trace_version " + shown(*v) + " is not a version number (1, 2, 3, ...): write the trace again with fasim");
+  // Compared unsigned: a version above 2^63 must not wrap to a small one.
+  if (v->get<std::uint64_t>() <= static_cast<std::uint64_t>(trace_columns::kTraceVersion)) return;
+  malformed("trace_version " + v->dump() + " is newer than this fasim reads (up to " +
             std::to_string(trace_columns::kTraceVersion) + "): read it with the fasim that wrote it, or update this one");
 }
 

@@ -183,6 +183,19 @@ try {
     await expectStep(page, Math.floor(steps.length * 0.45) - 1);
   });
 
+  await check('a trace_version that is not a whole number is refused, and the loaded one stays', async () => {
+    const odd = path.join(out, 'odd.jsonl');
+    const lines = readFileSync(jsonl, 'utf8').trim().split('\n');
+    const meta = JSON.parse(lines[0]);
+    meta.trace_version = '3';
+    lines[0] = JSON.stringify(meta);
+    writeFileSync(odd, lines.join('\n') + '\n');
+    await page.setInputFiles('#file', odd);
+    await page.waitForSelector('#error:not([hidden])');
+    assert.match(await page.textContent('#error'), /Cannot read odd\.jsonl: trace_version "3" is not a version number/);
+    await expectStep(page, Math.floor(steps.length * 0.45) - 1);
+  });
+
   await check('a Chrome trace opened in the page shows the same counters', async () => {
     const json = path.join(out, 'small.json');
     execFileSync(fasim, ['run', '--trace', json, ...SMALL]);

@@ -28,7 +28,12 @@
   const TRACE_VERSION = 3;
   function checkVersion(meta) {
     const v = meta.trace_version;
-    if (Number.isInteger(v) && v > TRACE_VERSION) {
+    if (v === undefined) return;  // traces before version 2 have none
+    if (!Number.isInteger(v) || v < 1) {
+      throw new TraceError('trace_version ' + JSON.stringify(v) +
+        ' is not a version number (1, 2, 3, ...): write the trace again with fasim');
+    }
+    if (v > TRACE_VERSION) {
       throw new TraceError('trace_version ' + v + ' is newer than this page reads (up to ' + TRACE_VERSION +
         '): open it in the page of the fasim that wrote it (fasim trace --html)');
     }
