@@ -101,8 +101,7 @@ RunConfig resolve(const RunFlags& f) {
   // (or the other one's value).
   std::optional<std::int64_t> br = f.given("--br") ? std::optional(f.br) : sc.br;
   std::optional<std::int64_t> bc = f.given("--bc") ? std::optional(f.bc) : sc.bc;
-  if (br && !bc) bc = br;
-  if (bc && !br) br = bc;
+  square_lone_tile(br, bc);
   m.double_buffer = m.double_buffer || f.double_buffer;
   pick("--splits", f.splits, m.splits);
   if (f.given("--blocks-per-sm") && f.blocks_per_sm <= 0)

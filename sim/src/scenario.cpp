@@ -192,8 +192,10 @@ void apply_scenario(const Scenario& sc, Workload& w, Mapping& m, SimOptions& o) 
   set(w.window, sc.window);
   set(w.page_size, sc.page_size);
   set(m.algo, sc.algo);
-  set(m.br, sc.br ? sc.br : sc.bc);  // one tile size given: square tiles
-  set(m.bc, sc.bc ? sc.bc : sc.br);
+  std::optional<std::int64_t> br = sc.br, bc = sc.bc;
+  square_lone_tile(br, bc);
+  set(m.br, br);
+  set(m.bc, bc);
   set(m.double_buffer, sc.double_buffer);
   set(m.splits, sc.splits);
   set(m.blocks_per_sm, sc.blocks_per_sm);

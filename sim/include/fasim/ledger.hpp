@@ -74,11 +74,12 @@ class Ledger {
     Traffic& t = hbm_[index(s.tensor)];
     t.read_bytes += s.hbm_read_bytes;
     t.write_bytes += s.hbm_write_bytes;
-    cache_[index(s.tensor)] += CacheTraffic::of(s);
+    const CacheTraffic c = CacheTraffic::of(s);
+    cache_[index(s.tensor)] += c;
     KernelTraffic& k = kernel(s.kernel);
     k.hbm.read_bytes += s.hbm_read_bytes;
     k.hbm.write_bytes += s.hbm_write_bytes;
-    k.cache += CacheTraffic::of(s);
+    k.cache += c;
     flops_.matmul += s.flops_matmul;
     flops_.other += s.flops_other;
     flops_.exp += s.exps;

@@ -90,6 +90,13 @@ struct SimOptions;
 /// at all is the caller's to read from `sc` (if not, it picks default tiles).
 void apply_scenario(const Scenario& sc, Workload& w, Mapping& m, SimOptions& o);
 
+/// @brief One tile size given, the other takes its value: square tiles.
+/// Both or neither given: unchanged.
+inline void square_lone_tile(std::optional<std::int64_t>& br, std::optional<std::int64_t>& bc) {
+  if (br && !bc) bc = br;
+  if (bc && !br) br = bc;
+}
+
 /// @brief Reads and parses a scenario file; relative device paths are
 /// resolved against the file's directory. Throws UserError if unreadable.
 Scenario load_scenario(const std::string& path);
