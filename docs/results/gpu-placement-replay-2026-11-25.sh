@@ -8,10 +8,11 @@
 #   git worktree add /tmp/fasim-exp 36cab31 && cd /tmp/fasim-exp &&
 #   git apply docs/results/gpu-placement-experiment-2026-11-25.patch &&
 #   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2 --target fasim
-# Usage (from the repository root): docs/results/gpu-placement-replay-2026-11-25.sh FASIM [WAYS]
+# Usage (from the repository root): docs/results/gpu-placement-replay-2026-11-25.sh FASIM [WAYS | fabric]
 # Prints the DRAM points in bar for fasim today, dealt in turn and the GPU's
 # placement (both with WAYS, default the profiles' own), the misses by family,
-# and the points that enter or leave the bar against fasim today.
+# and the points that enter or leave the bar against fasim today. With
+# `fabric`: the flash2 points' L2 fabric, measured against both placements.
 set -euo pipefail
 F=$1; W=${2:-}
 R=docs/results; D=$(mktemp -d); trap 'rm -rf "$D"' EXIT
@@ -36,6 +37,39 @@ for l in open(R + 'h200-2026-11-23-launch-placement.txt'):
     if m: out.append((100000, ''.join('AB'[h[int(s)]] for s in m[1].split()[:132])))
 open(sys.argv[1], 'w').write(''.join(f'{g} {s}\n' for g, s in sorted(out)))
 P
+if [ "$W" = fabric ]; then
+  # The L2 fabric (bytes between the halves) of the flash2 points the GPUs
+  # measured (fabric-compare-2026-11-24.md), against `fasim run`'s
+  # l2.fabric_bytes dealt in turn and with the GPU's placement.
+  python3 - "$F" "$D/place.txt" <<'P'
+import json, os, subprocess, sys
+fasim, place = sys.argv[1:]
+for gpu in ('h200', 'h100'):
+    errs = {}
+    for f in (f'{gpu}-2026-11-24-fabric-sweep.jsonl', f'{gpu}-2026-11-24-fabric-compare.jsonl'):
+        for line in open('docs/results/' + f):
+            j = json.loads(line); w, m = j['workload'], j['mapping']
+            if m['algo'] != 'flash2': continue
+            l2 = j['measurement']['counters']['l2']
+            meas = (l2['fabric_read_sectors'] + l2['fabric_write_sectors']) * 32
+            args = ['run', '--no-numerics', '--json', '--algo', 'flash2', '--dtype', w['dtype'], '--batch', str(w['batch']),
+                    '--heads', str(w['heads']), '--N', str(w['N']), '--d', str(w['d']), '--br', str(m['br']), '--bc', str(m['bc']),
+                    '--device', f'docs/results/{gpu}-2026-11-22-measured.toml']
+            if m['blocks_per_sm']: args += ['--blocks-per-sm', str(m['blocks_per_sm'])]
+            pred = [json.loads(subprocess.run([fasim] + args, capture_output=True, text=True, check=True,
+                                              env={**os.environ, **env}).stdout)['l2']['fabric_bytes']
+                    for env in ({}, {'FASIM_GPUPLACE': place})]
+            e = [(p - meas) / meas * 100 for p in pred]
+            kind = 'fp32 kernel' if w['dtype'] == 'fp32' else 'tensor-core kernel'
+            errs.setdefault(kind, []).append(e)
+            print(f"{f:38} {w['dtype']} H={w['heads']} N={w['N']} d={w['d']} {m['br']}x{m['bc']}: GPU {meas / 2**20:.1f} MiB,"
+                  f" dealt in turn {e[0]:+.0f}%, GPU placement {e[1]:+.0f}%")
+    for kind, es in errs.items():
+        print(f'{gpu} {kind}, {len(es)} points, mean error: dealt in turn {sum(x[0] for x in es) / len(es):+.1f}%,'
+              f' GPU placement {sum(x[1] for x in es) / len(es):+.1f}%')
+P
+  exit 0
+fi
 # today: fasim as committed; turn: dealt in turn with WAYS; gpu: the GPU's placement with WAYS.
 mkdir -p "$D/today" "$D/turn" "$D/gpu"
 sed -n '/^h200-2026-11-22-sweep.csv /,/^L$/p' $R/placement-grids-replay-2026-11-25.sh | grep -v '^L$' |
