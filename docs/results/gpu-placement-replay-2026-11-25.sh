@@ -13,6 +13,8 @@
 # placement (both with WAYS, default the profiles' own), the misses by family,
 # and the points that enter or leave the bar against fasim today. With
 # `fabric`: the flash2 points' L2 fabric, measured against both placements.
+# FASIM_GPUPLACE_SIMT_ONLY=1 in the environment: the tensor-core kernel keeps
+# dealing in turn (its later waves scatter on the GPU).
 set -euo pipefail
 F=$1; W=${2:-}
 R=docs/results; D=$(mktemp -d); trap 'rm -rf "$D"' EXIT
