@@ -14,7 +14,8 @@
 # and the points that enter or leave the bar against fasim today. With
 # `fabric`: the flash2 points' L2 fabric, measured against both placements.
 # FASIM_GPUPLACE_SIMT_ONLY=1 in the environment: the tensor-core kernel keeps
-# dealing in turn (its later waves scatter on the GPU).
+# dealing in turn (its later waves scatter on the GPU); FASIM_GPUPLACE_MIN_GRID=g:
+# grids of fewer than g blocks keep dealing in turn.
 set -euo pipefail
 F=$1; W=${2:-}
 R=docs/results; D=$(mktemp -d); trap 'rm -rf "$D"' EXIT
