@@ -5,7 +5,8 @@
 # FASIM_BUILD_DIR=DIR builds there instead of build/<preset> (FASIM_PRESET picks the preset).
 # With --sanitize, and always in CI, the suite runs a second time built with
 # AddressSanitizer and UBSan (the sanitize preset, in build/sanitize or
-# FASIM_SANITIZE_BUILD_DIR); the browser test runs only in the first pass.
+# FASIM_SANITIZE_BUILD_DIR); the browser test and the [slow] tests (whole
+# recorded sweeps predicted again) run only in the first pass.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sanitize=$([ "${CI:-}" = "true" ] && echo 1 || echo 0)
@@ -34,5 +35,5 @@ if [ "$sanitize" = 1 ]; then
   sdir=${FASIM_SANITIZE_BUILD_DIR:-build/sanitize}
   cmake --preset sanitize -B "$sdir" >/dev/null
   cmake --build "$sdir"
-  ctest --test-dir "$sdir" --output-on-failure -j 2 --no-tests=error -LE browser
+  ctest --test-dir "$sdir" --output-on-failure -j 2 --no-tests=error -LE 'browser|slow'
 fi

@@ -39,7 +39,7 @@ std::vector<std::string> cells(const std::string& row) {
 
 }  // namespace
 
-TEST_CASE("README: the fit table is what the model gives today", "[fidelity][docs]") {
+TEST_CASE("README: the fit table is what the model gives today", "[fidelity][docs][slow]") {
   std::ifstream in(kRoot / "README.md");
   REQUIRE(in);
   // Columns after the metric and its bar, in the README's order.
@@ -76,7 +76,7 @@ TEST_CASE("README: the fit table is what the model gives today", "[fidelity][doc
   CHECK(rows == 7);  // every metric of fidelity.hpp, once
 }
 
-TEST_CASE("timing-model.md: the time-fit table is what the model gives today", "[fidelity][docs]") {
+TEST_CASE("timing-model.md: the time-fit table is what the model gives today", "[fidelity][docs][slow]") {
   // Rows: | name: `FILE.csv` | `PROFILE.toml` | in bar | mean error | largest |
   std::ifstream in(kRoot / "docs" / "timing-model.md");
   REQUIRE(in);

@@ -173,7 +173,7 @@ TEST_CASE("lesson errors: one line, exit 2, naming the file, the line and the fi
   CHECK_THAT(piped.err, StartsWith("fasim: error: answer 1 'lots' is not a number"));
 }
 
-TEST_CASE("lesson: every lesson in lessons/ renders in --auto mode and grades its exercises", "[lesson][cli]") {
+TEST_CASE("lesson: every lesson in lessons/ renders in --auto mode and grades its exercises", "[lesson][cli][slow]") {
   int seen = 0;
   for (const auto& e : fs::directory_iterator(kLessons)) {
     const std::string name = e.path().filename().string();

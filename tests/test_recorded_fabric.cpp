@@ -87,7 +87,7 @@ FabricPoint read_point(const std::string& line) {
 }  // namespace
 
 TEST_CASE("recorded L2 fabric: every point predicted again within 10% or no worse than its known miss",
-          "[fidelity][fabric]") {
+          "[fidelity][fabric][slow]") {
   for (const Recording& r : kRecordings) {
     INFO(r.name);
     const std::map<std::string, double> known = known_misses(kResults / (std::string(r.name) + "-misses.csv"));

@@ -137,7 +137,7 @@ TEST_CASE("recorded fit: points in bar, mean and largest error follow from predi
   CHECK(j["measured_max"].empty());
 }
 
-TEST_CASE("recorded fit: one point's least and most are the CSV's own cells", "[fidelity]") {
+TEST_CASE("recorded fit: one point's least and most are the CSV's own cells", "[fidelity][slow]") {
   // The H200 sweep counted in 8 placements: flash1 fp16 N=4096 d=128's DRAM
   // reads, found in the file by hand (no fasim code reads this row).
   const std::string csv = std::string(FASIM_SOURCE_DIR) + "/docs/results/h200-2026-11-23-placements8.csv";
@@ -202,7 +202,7 @@ TEST_CASE("recorded fit: a filter that keeps nothing names the values there are"
                     "no recorded point has --algo naive; the points there have --algo flash2");
 }
 
-TEST_CASE("recorded fit: the H200 sweep is read once and keeps HBM exact at every point", "[fidelity]") {
+TEST_CASE("recorded fit: the H200 sweep is read once and keeps HBM exact at every point", "[fidelity][slow]") {
   RecordedFits fits;
   RecordedSelection all;
   all.csv = kSweep;
@@ -270,7 +270,7 @@ TEST_CASE("lesson: a bad recorded block is one error naming its line", "[lesson]
   CHECK_THROWS_WITH(numbers.value("points of r", 9), StartsWith("x.md:9: the recorded run of 'r' does not load: "));
 }
 
-TEST_CASE("compare --recorded: filters, one point's table and --json, no GPU needed", "[fidelity][cli]") {
+TEST_CASE("compare --recorded: filters, one point's table and --json, no GPU needed", "[fidelity][cli][slow]") {
   const auto json = run_fasim({"compare", "--recorded", kSweep, "--json"}, std::nullopt, std::chrono::seconds(120));
   INFO(json.describe());
   REQUIRE(json.exit_code == 0);
@@ -310,7 +310,7 @@ TEST_CASE("compare --recorded: filters, one point's table and --json, no GPU nee
   CHECK_THAT(none.err, StartsWith("fasim: error: no recorded point has --algo decode; the points there have --algo "));
 }
 
-TEST_CASE("lesson 08: recorded blocks show their command, summary and one point's table", "[lesson][fidelity][cli]") {
+TEST_CASE("lesson 08: recorded blocks show their command, summary and one point's table", "[lesson][fidelity][cli][slow]") {
   const std::string lesson = std::string(FASIM_SOURCE_DIR) + "/lessons/08-sim-vs-gpu.md";
   const auto page = run_fasim({"lesson", lesson, "--markdown"}, std::nullopt, std::chrono::seconds(120));
   INFO(page.describe());

@@ -34,7 +34,7 @@ const char* kHeader = "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mo
 }  // namespace
 
 TEST_CASE("recorded runs: every point re-predicted within its bar or no worse than its known miss",
-          "[fidelity]") {
+          "[fidelity][slow]") {
   int files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kResults)) {
     const std::string csv = entry.path().string();
@@ -190,7 +190,7 @@ TEST_CASE("recorded runs: shapes held out from the GPU-placement experiment", "[
     check_ratchet(set);
 }
 
-TEST_CASE("recorded runs: the issue-4 sweep recorded again two days later on both GPUs", "[fidelity]") {
+TEST_CASE("recorded runs: the issue-4 sweep recorded again two days later on both GPUs", "[fidelity][slow]") {
   // The sweep's 60 points on 2026-11-24 (gpu-check.sh's compare stage,
   // predicted with the 2026-11-22 profiles), after every model constant was
   // chosen: a check that the recorded sweeps were not a lucky day. H100:
@@ -206,7 +206,7 @@ TEST_CASE("recorded runs: the issue-4 sweep recorded again two days later on bot
     check_ratchet(set);
 }
 
-TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of the buffers", "[fidelity]") {
+TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of the buffers", "[fidelity][slow]") {
   // The same 60 points as h200-2026-11-22-sweep.csv, each counted in 8
   // placements (fasim compare --placements 8; placements8-2026-11-23.sh).
   // measured is the median over the placements: near the L2's size one
@@ -217,7 +217,7 @@ TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of t
                  "h200-2026-11-23-placements8-misses.csv", 60});
 }
 
-TEST_CASE("recorded runs: the H100 sweep again with the counters in 8 placements", "[fidelity]") {
+TEST_CASE("recorded runs: the H100 sweep again with the counters in 8 placements", "[fidelity][slow]") {
   // The same 60 points on an H100 (placements8-2026-11-23.sh with
   // DEVICE_TOML=h100-2026-11-22-measured.toml, 2026-11-23), medians of 8
   // placements each, predicted with the H100's profile.
