@@ -290,6 +290,27 @@ TEST_CASE("[l2] ways is optional: kL2Ways when left out, 0 (fully associative) o
   CHECK(fasim::load_device("toy").l2_ways == 0);
 }
 
+TEST_CASE("[l2] first_wave_runs is optional: none when left out, the measured runs on the H100 and H200", "[device]") {
+  CHECK(parse_mydev("sector_bytes = 16", "sector_bytes = 16").l2_first_wave_runs.empty());
+  const std::string two = "sector_bytes = 16\npartitions = 2\n";
+  CHECK(parse_mydev("sector_bytes = 16", two + "first_wave_runs = [4, 6]").l2_first_wave_runs ==
+        std::vector<std::int64_t>{4, 6});
+  // The runs must cover the 10 SMs once, with 2 or more partitions, as positive integers.
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", two + "first_wave_runs = [4, 5]"),
+                      Contains("[l2] first_wave_runs adds up to 9 SMs, but [compute] sm_count is 10; the runs must "
+                               "cover every SM once"));
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 16\nfirst_wave_runs = [10]"),
+                      Contains("[l2] first_wave_runs needs [l2] partitions of 2 or more (got 1)"));
+  for (const char* bad : {"[4, 0, 6]", "[4, -1, 7]", "[4.5, 5.5]", "[]", "10", "[\"a\"]"})
+    REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", two + "first_wave_runs = " + bad),
+                        Contains("[l2] first_wave_runs must be a list of positive integers, e.g. [16, 48, 50, 18]"));
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", two + "first_wave_runs = [5, 99999]"),
+                      Contains("[l2] first_wave_runs must be at most 4096"));
+  for (const char* name : {"h100", "h200"})
+    CHECK(fasim::load_device(name).l2_first_wave_runs == std::vector<std::int64_t>{16, 48, 50, 18});
+  CHECK(fasim::load_device("a100").l2_first_wave_runs.empty());  // not measured
+}
+
 TEST_CASE("[hbm] background_write_mib_per_s is optional: 0 when left out, in bytes/s when given", "[device]") {
   const DeviceSpec plain = parse_mydev("sector_bytes = 16", "sector_bytes = 16");
   CHECK(plain.dram_background_write_rate == 0);

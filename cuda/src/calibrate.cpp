@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fasim/cuda/calibrate.hpp"
+#include "fasim/device_spec.hpp"
 #include "fasim/cuda/gpu_timer.hpp"
 #include "fasim/cuda/hw_counters.hpp"
 #include "fasim/cuda/measure.hpp"
@@ -52,6 +53,14 @@ void measure_background_writes(Calibration& c, double work, const std::function<
 
 }  // namespace
 
+void copy_stock_placement(Calibration& c) {
+  c.first_wave_runs.clear();
+  if (c.stock.empty()) return;
+  const DeviceSpec stock = load_device(c.stock);
+  if (stock.sm_count == c.sm_count && stock.l2_partitions == c.l2_partitions)
+    c.first_wave_runs = stock.l2_first_wave_runs;
+}
+
 Calibration calibrate(const CalibrateOptions& options, const std::function<void(std::string_view)>& progress) {
   if (options.runs < 20)
     throw UserError("calibrate needs at least 20 timed runs per benchmark for a median; use --runs 20 or more");
@@ -63,6 +72,7 @@ Calibration calibrate(const CalibrateOptions& options, const std::function<void(
   c.date = utc_date();
   c.stock = stock_profile_for(g.name);
   detail::run_benchmarks(c, options, progress);
+  copy_stock_placement(c);
   measure_background_writes(c, options.work, progress);
   return c;
 }

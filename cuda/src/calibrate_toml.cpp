@@ -219,6 +219,21 @@ std::vector<Figure> figures(const Calibration& c, const DeviceSpec* s) {
   return f;
 }
 
+namespace {
+
+const char* const kFirstWaveHow =
+    "a large grid's first wave fills SMs next to one L2 partition, then the other, in runs of these many blocks "
+    "(launch-placement probe on an H100 and an H200, docs/results/launch-placement-2026-11-23.md; not measured by "
+    "calibrate)";
+
+std::string runs_text(const std::vector<std::int64_t>& runs) {
+  std::string t;
+  for (const std::int64_t r : runs) t += (t.empty() ? "" : ", ") + std::to_string(r);
+  return t;
+}
+
+}  // namespace
+
 std::string measured_name(const Calibration& c) {
   if (!c.stock.empty()) return c.stock + "-measured";
   std::string slug;
@@ -290,6 +305,9 @@ std::string device_toml(const Calibration& c) {
     }
     os << one_line(f.how) << "\n";
     os << key << " = " << toml_number(f) << "\n";
+    if (f.key == "l2.partitions" && !c.first_wave_runs.empty())
+      os << "# copied by " << one_line(on) << " from the stock profile " << one_line(c.stock) << ": "
+         << kFirstWaveHow << "\nfirst_wave_runs = [" << runs_text(c.first_wave_runs) << "]\n";
   }
   return os.str();
 }
@@ -315,8 +333,12 @@ std::string figures_table(const Calibration& c, const DeviceSpec* stock) {
        << pad(f.stock ? show(*f.stock, f.unit) : "-", wv, true) << pad(r ? fmt("%.2f", *r) : "-", 8, true) << "  "
        << name(f.source) << "\n";
   }
+  if (!c.first_wave_runs.empty())
+    os << "  " << pad("l2.first_wave_runs", wk, false) << pad("SMs a run", wu, false)
+       << pad(runs_text(c.first_wave_runs), 2 * wv, true) << "          stock profile\n";
   os << "\nhow each figure was found\n";
   for (const Figure& f : figs) os << "  " << (f.toml ? f.key : f.label) << ": " << f.how << "\n";
+  if (!c.first_wave_runs.empty()) os << "  l2.first_wave_runs: from the stock profile " << c.stock << ": " << kFirstWaveHow << "\n";
   return os.str();
 }
 
@@ -342,6 +364,7 @@ nlohmann::json to_json(const Calibration& c, const DeviceSpec* stock) {
           {"hbm_figure", std::string(name(c.hbm_figure))},
           {"runs", c.runs},
           {"warmup", c.warmup},
+          {"first_wave_runs", c.first_wave_runs},  // from the stock profile (kFirstWaveHow)
           {"figures", figs}};
 }
 

@@ -56,7 +56,8 @@ const std::vector<TableSpec>& schema() {
         {"bandwidth_gbps", false, "GB/s", 1e9},
         {"latency_ns", false, "ns", 1e9},
         {"partitions", true, "count", 1024, true},
-        {"ways", true, "count", kL2MaxWays, true}}},
+        {"ways", true, "count", kL2MaxWays, true},
+        {"first_wave_runs", true, "SMs a run", 4096, true}}},
       {"hbm",
        {{"bytes", true, "bytes", kPiB},
         {"bandwidth_gbps", false, "GB/s", 1e9},
@@ -139,6 +140,29 @@ class Reader {
     if (!n->is_integer() || n->as_integer()->get() < 0)
       fail(k->source(), label(table, key) + " must be an integer, 0 or more, got " + toml_describe(*n));
     return n->as_integer()->get();
+  }
+
+  // An optional list of positive integers (each at most the key's max):
+  // empty when left out.
+  std::vector<std::int64_t> integers_or_none(std::string_view table, std::string_view key) const {
+    const auto* tbl = root_.get_as<toml::table>(table);
+    if (!tbl || !tbl->contains(key)) return {};
+    const auto [k, n] = lookup(table, key);
+    const auto* a = n->as_array();
+    std::vector<std::int64_t> out;
+    if (a)
+      for (const auto& e : *a) {
+        if (!e.is_integer() || e.as_integer()->get() <= 0) {
+          out.clear();
+          break;
+        }
+        out.push_back(e.as_integer()->get());
+      }
+    if (!a || out.empty() || out.size() != a->size())
+      fail(k->source(), label(table, key) + " must be a list of positive integers, e.g. [16, 48, 50, 18], got " +
+                            toml_describe(*n));
+    for (const std::int64_t v : out) check_max(table, key, static_cast<double>(v));
+    return out;
   }
 
   // An optional number that may be 0: `fallback` when left out.
@@ -247,6 +271,7 @@ DeviceSpec read_device(const Reader& r) {
   d.l2_latency_s = r.number("l2", "latency_ns", 1e-9);
   d.l2_partitions = r.integer_or("l2", "partitions", 1);
   d.l2_ways = r.count_or("l2", "ways", kL2Ways);
+  d.l2_first_wave_runs = r.integers_or_none("l2", "first_wave_runs");
 
   d.hbm_bytes = r.integer("hbm", "bytes");
   d.hbm_bandwidth = r.number("hbm", "bandwidth_gbps", 1e9);
@@ -295,6 +320,18 @@ void check_consistency(const Reader& r, const DeviceSpec& d) {
     r.fail(r.pos("l2", "ways"), "[l2] ways (" + std::to_string(d.l2_ways) + ") must not exceed the lines of one partition (" +
                                     std::to_string(d.l2_bytes / (d.l2_line_bytes * d.l2_partitions)) +
                                     "); use 0 for one fully associative set");
+  if (!d.l2_first_wave_runs.empty()) {
+    std::int64_t sms = 0;
+    for (const std::int64_t run : d.l2_first_wave_runs) sms += run;
+    if (d.l2_partitions < 2)
+      r.fail(r.pos("l2", "first_wave_runs"), "[l2] first_wave_runs needs [l2] partitions of 2 or more (got " +
+                                                 std::to_string(d.l2_partitions) +
+                                                 "); with one partition every SM is next to it, so leave it out");
+    if (sms != d.sm_count)
+      r.fail(r.pos("l2", "first_wave_runs"), "[l2] first_wave_runs adds up to " + std::to_string(sms) +
+                                                 " SMs, but [compute] sm_count is " + std::to_string(d.sm_count) +
+                                                 "; the runs must cover every SM once");
+  }
   if (d.l2_bytes % (d.l2_line_bytes * d.l2_partitions) != 0)
     r.fail(r.pos("l2", "bytes"), "[l2] bytes (" + std::to_string(d.l2_bytes) + ") must be a multiple of " + line +
                                      " x [l2] partitions (" + std::to_string(d.l2_partitions) +

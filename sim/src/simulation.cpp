@@ -9,6 +9,7 @@
 #endif
 
 #include "fasim/algorithms/decode.hpp"
+#include "fasim/block_placement.hpp"
 #include "fasim/cuda_occupancy.hpp"
 #include "fasim/error.hpp"
 #include "fasim/paged_kv.hpp"
@@ -144,6 +145,8 @@ void Simulation::start_kernel(double t) {
   // The CUDA teaching kernels: each kernel its own occupancy (cuda_occupancy.hpp).
   if (options_.compute == ComputeModel::cuda_simt)
     blocks_per_sm_ = capped_occupancy(cuda_simt_blocks_per_sm(workload_, mapping_, device_, kernel_));
+  // Which L2 partition each of this kernel's blocks reads through (block_placement.hpp).
+  machine_->place_blocks(kernel_sm_partitions(device_, options_.compute, k.grid));
   KernelTime kt;
   kt.name = k.name;
   kt.grid = k.grid;

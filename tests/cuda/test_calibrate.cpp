@@ -116,6 +116,33 @@ TEST_CASE("calibrate: the TOML written parses with the measured figures", "[cali
   CHECK(d.dram_background_write_rate == Approx(17.5 * 1024 * 1024));
 }
 
+TEST_CASE("calibrate: the first wave's block order comes from the stock profile, and says so", "[calibrate]") {
+  cuda::Calibration c = synthetic();
+  CHECK(cuda::device_toml(c).find("first_wave_runs") == std::string::npos);  // none copied: none written
+  c.l2_partitions = 2;            // as calibrate says from sm_80 on
+  cuda::copy_stock_placement(c);  // an H100 of 132 SMs and 2 partitions: the stock profile's runs
+  REQUIRE(c.first_wave_runs == load_device("h100").l2_first_wave_runs);
+  REQUIRE_FALSE(c.first_wave_runs.empty());
+  const std::string text = cuda::device_toml(c);
+  CHECK(parse_device(text, "x.toml").l2_first_wave_runs == c.first_wave_runs);
+  CHECK(text.find("from the stock profile h100: a large grid's first wave") != std::string::npos);
+  CHECK(cuda::figures_table(c, nullptr).find("l2.first_wave_runs: from the stock profile h100") != std::string::npos);
+  CHECK(cuda::to_json(c, nullptr)["first_wave_runs"] == nlohmann::json(c.first_wave_runs));
+  // Another layout of SMs (a cut-down part), one partition, or no stock profile: nothing copied.
+  c.sm_count = 114;
+  cuda::copy_stock_placement(c);
+  CHECK(c.first_wave_runs.empty());
+  c = synthetic();
+  c.l2_partitions = 1;
+  cuda::copy_stock_placement(c);
+  CHECK(c.first_wave_runs.empty());
+  c = synthetic();
+  c.l2_partitions = 2;
+  c.stock.clear();
+  cuda::copy_stock_placement(c);
+  CHECK(c.first_wave_runs.empty());
+}
+
 TEST_CASE("calibrate: background writes not measured are left out of the TOML and say why", "[calibrate]") {
   cuda::Calibration c = synthetic();
   c.background_write_mib_per_s.reset();

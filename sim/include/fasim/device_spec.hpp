@@ -54,6 +54,11 @@ struct DeviceSpec {
   /// L2 ways ([l2] ways, default kL2Ways): lines of one set; 0 is one set,
   /// fully associative (see l2_sets.hpp)
   std::int64_t l2_ways = kL2Ways;
+  /// The GPU's first-wave block order ([l2] first_wave_runs, default none):
+  /// a large grid's first blocks fill SMs next to one partition, then the
+  /// next, in runs of these many blocks (summing to sm_count). Empty: blocks
+  /// dealt to the partitions in turn (see block_placement.hpp)
+  std::vector<std::int64_t> l2_first_wave_runs;
 
   // HBM
   std::int64_t hbm_bytes = 0;  ///< HBM capacity in bytes (the largest workload that fits)

@@ -78,6 +78,9 @@ class Machine {
 
   /// @brief The L2 with what it holds now.
   const PartitionedL2& l2() const { return l2_; }
+  /// @brief Which partition each SM sits next to for the next kernel
+  /// (block_placement.hpp); empty: dealt in turn.
+  void place_blocks(std::vector<std::int64_t> of_sm) { l2_.set_sm_partitions(std::move(of_sm)); }
 
  private:
   struct Sm {

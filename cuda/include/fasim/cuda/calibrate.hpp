@@ -107,6 +107,11 @@ struct Calibration {
   /// L2 partitions, from the A100 and H100 whitepapers: 2 from sm_80 on, else 1
   std::int64_t l2_partitions = 1;
 
+  // Copied from the stock profile of the same GPU (not measured by calibrate)
+  /// the first wave's block order ([l2] first_wave_runs), when the stock
+  /// profile has one and the same SM count and partitions; else empty
+  std::vector<std::int64_t> first_wave_runs;
+
   // Measured
   double clock_ghz = 0;          ///< SM clock during the FP32 benchmark
   double clock_matmul_ghz = 0;   ///< SM clock during the fp16 mma.sync benchmark
@@ -216,6 +221,11 @@ std::string default_out_path(const Calibration& c);
 /// an existing file that `fasim gpu calibrate` did not write), as one line
 /// that names the fix; nullopt if it may.
 std::optional<std::string> refuse_out_path(const std::string& path);
+
+/// @brief Takes the first wave's block order from the stock profile (c.stock)
+/// when it has the same SM count and L2 partitions: a probe of its own
+/// (docs/results/launch-placement-2026-11-23.md), not a calibrate benchmark.
+void copy_stock_placement(Calibration& c);
 
 /// @brief Runs every benchmark on device 0. `progress` (may be empty) gets a
 /// line per benchmark with its result. Throws UserError if there is no usable

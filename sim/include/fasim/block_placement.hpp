@@ -1,0 +1,48 @@
+// Block placement: which L2 partition each SM sits next to, as one kernel's
+// thread blocks see it.
+//
+// The simulator hands block b of a kernel's first wave to SM b (mod the SM
+// count), so "which partition is SM s next to" is also "which partition does
+// block s of the first wave read through". Two ways to answer:
+//
+//  - dealt in turn: SM s next to partition s mod P, so consecutive blocks
+//    alternate between the partitions. The default, and what a device
+//    profile without [l2] first_wave_runs gets;
+//  - the GPU's order: the launch-placement probes (H100 and H200,
+//    docs/results/launch-placement-2026-11-23.md) found that a large grid's
+//    first wave fills SMs next to one partition in long runs (16, 48, 50
+//    and 18 blocks, then the next partition), not alternating. The few
+//    query blocks that read one head's K and V tiles then mostly sit next
+//    to one partition, so the far partition keeps no copy of those tiles
+//    and the output keeps its room in L2 (placement-rule-2026-11-28.md).
+//
+// The simulator uses the GPU's order only where the GPU keeps it: grids
+// larger than the SM count (smaller grids have an order of their own per
+// size, which the model's L2 does not yet follow, launch-placement-grids-
+// 2026-11-25.md) run by the fp32 teaching kernels (ComputeModel::cuda_simt),
+// whose long blocks end in step, so later waves keep the first wave's order.
+// The tensor-core kernel's short blocks end out of step and its later waves
+// scatter over both partitions (gpu-placement-2026-11-25.md); dealing in
+// turn is the closer picture there, and for the ideal compute model too.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "fasim/device_spec.hpp"
+#include "fasim/timing.hpp"
+
+namespace fasim {
+
+/// @brief The partition next to each SM when blocks fill SMs in runs:
+/// run i (of `runs[i]` SMs) next to partition i mod `partitions`.
+/// `runs` must sum to the SM count; an empty `runs` gives an empty list.
+std::vector<std::int64_t> partitions_from_runs(const std::vector<std::int64_t>& runs, std::int64_t partitions);
+
+/// @brief The partition next to each SM for a kernel of `grid` blocks priced
+/// by `compute`: the device's first-wave runs where the GPU keeps that order
+/// (cuda_simt kernels with more blocks than SMs), else empty, which means
+/// dealt in turn (PartitionedL2::set_sm_partitions).
+std::vector<std::int64_t> kernel_sm_partitions(const DeviceSpec& device, ComputeModel compute, std::int64_t grid);
+
+}  // namespace fasim

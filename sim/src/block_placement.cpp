@@ -1,0 +1,23 @@
+#include "fasim/block_placement.hpp"
+
+#include <numeric>
+#include <stdexcept>
+
+namespace fasim {
+
+std::vector<std::int64_t> partitions_from_runs(const std::vector<std::int64_t>& runs, std::int64_t partitions) {
+  std::vector<std::int64_t> of_sm;
+  if (partitions < 1) throw std::invalid_argument("partitions_from_runs: at least one partition");
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i] <= 0) throw std::invalid_argument("partitions_from_runs: a run of no SMs");
+    of_sm.insert(of_sm.end(), static_cast<std::size_t>(runs[i]), static_cast<std::int64_t>(i) % partitions);
+  }
+  return of_sm;
+}
+
+std::vector<std::int64_t> kernel_sm_partitions(const DeviceSpec& device, ComputeModel compute, std::int64_t grid) {
+  if (device.l2_first_wave_runs.empty() || compute != ComputeModel::cuda_simt || grid <= device.sm_count) return {};
+  return partitions_from_runs(device.l2_first_wave_runs, device.l2_partitions);
+}
+
+}  // namespace fasim

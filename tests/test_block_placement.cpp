@@ -1,0 +1,69 @@
+// Block placement (block_placement.hpp): which L2 partition each SM sits
+// next to, dealt in turn or in the GPU's measured first-wave runs, and when
+// the simulator uses which.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "fasim/block_placement.hpp"
+#include "fasim/simulation.hpp"
+
+using namespace fasim;
+
+TEST_CASE("block placement: runs of SMs go to the partitions in turn", "[l2][placement]") {
+  CHECK(partitions_from_runs({2, 3, 1}, 2) == std::vector<std::int64_t>{0, 0, 1, 1, 1, 0});
+  CHECK(partitions_from_runs({1, 1, 1, 1}, 3) == std::vector<std::int64_t>{0, 1, 2, 0});
+  CHECK(partitions_from_runs({}, 2).empty());
+  CHECK_THROWS(partitions_from_runs({2, 0}, 2));
+}
+
+TEST_CASE("block placement: the GPU's order only for the fp32 kernels' grids larger than the SM count",
+          "[l2][placement]") {
+  const DeviceSpec h200 = load_device("h200");
+  REQUIRE(h200.sm_count == 132);
+  const std::vector<std::int64_t> of_sm = kernel_sm_partitions(h200, ComputeModel::cuda_simt, 133);
+  REQUIRE(of_sm.size() == 132);
+  // Runs of 16, 48, 50 and 18 SMs: next to partition 0, 1, 0, 1.
+  CHECK(of_sm[0] == 0);
+  CHECK(of_sm[15] == 0);
+  CHECK(of_sm[16] == 1);
+  CHECK(of_sm[63] == 1);
+  CHECK(of_sm[64] == 0);
+  CHECK(of_sm[113] == 0);
+  CHECK(of_sm[114] == 1);
+  CHECK(of_sm[131] == 1);
+  CHECK(std::count(of_sm.begin(), of_sm.end(), 0) == 66);  // each half has 66 SMs
+  // Dealt in turn (an empty map): one wave or less, the tensor-core kernel,
+  // the ideal model, a profile without measured runs.
+  CHECK(kernel_sm_partitions(h200, ComputeModel::cuda_simt, 132).empty());
+  CHECK(kernel_sm_partitions(h200, ComputeModel::cuda_mma, 4096).empty());
+  CHECK(kernel_sm_partitions(h200, ComputeModel::ideal, 4096).empty());
+  CHECK(kernel_sm_partitions(load_device("a100"), ComputeModel::cuda_simt, 4096).empty());
+}
+
+TEST_CASE("block placement: the GPU's order keeps a head's readers next to one partition, so fewer copies cross",
+          "[l2][placement]") {
+  // 24 heads of N = 512 at Br = 64: 192 blocks, 8 in a row read one head's K
+  // and V. Dealt in turn they alternate between the partitions, so both keep
+  // a copy of every K and V tile; in runs of 16 to 50 SMs most heads' readers
+  // share one partition. Placement moves no request: HBM traffic and, with
+  // everything fitting in L2, DRAM reads are the same. Only the L2 fabric
+  // (bytes between the partitions) shrinks.
+  const Workload w{.batch = 1, .heads = 24, .N = 512, .d = 64, .dtype = DType::fp32};
+  const Mapping m{.algo = Algo::flash2, .br = 64, .bc = 64};
+  DeviceSpec turn = load_device("h200");
+  turn.l2_first_wave_runs.clear();
+  const DeviceSpec runs = load_device("h200");
+  Simulation a(turn, w, m, {.numerics = false, .compute = ComputeModel::cuda_simt});
+  Simulation b(runs, w, m, {.numerics = false, .compute = ComputeModel::cuda_simt});
+  a.run();
+  b.run();
+  REQUIRE(a.program().kernels.front().grid == 192);
+  CHECK(a.ledger().hbm_total() == b.ledger().hbm_total());
+  CHECK(a.ledger().cache_total().dram_read_bytes == b.ledger().cache_total().dram_read_bytes);
+  // K and V are 2 x 24 x 512 x 64 x 4 B = 6 MiB; half of each copy is homed far.
+  const std::int64_t kv = 2 * 24 * 512 * 64 * 4;
+  const std::int64_t fa = a.ledger().cache_total().l2_fabric_bytes, fb = b.ledger().cache_total().l2_fabric_bytes;
+  CHECK(fb < fa);
+  CHECK(fa - fb <= kv / 2);  // at most every head's K and V copied once fewer
+}
