@@ -306,7 +306,7 @@ std::string device_toml(const Calibration& c) {
     os << one_line(f.how) << "\n";
     os << key << " = " << toml_number(f) << "\n";
     if (f.key == "l2.partitions" && !c.first_wave_runs.empty())
-      os << "# copied by " << one_line(on) << " from the stock profile " << one_line(c.stock) << ": "
+      os << "# copied by " << one_line(on) << ", from the stock profile " << one_line(c.stock) << ": "
          << kFirstWaveHow << "\nfirst_wave_runs = [" << runs_text(c.first_wave_runs) << "]\n";
   }
   return os.str();
