@@ -9,8 +9,9 @@
 //    set_sm_partitions gives the measured map). The GPUs measured pair SMs
 //    by TPC and give each half 66 of 132 SMs, and they deal consecutive
 //    thread blocks to runs of 8 to 58 SMs of one half
-//    (docs/results/h200-2026-11-22-sm-partition-probe.md); the simulator
-//    keeps dealing in turn, which fitted the attention sweeps better.
+//    (docs/results/h200-2026-11-22-sm-partition-probe.md). Which map a
+//    kernel gets is block_placement.hpp's choice: the GPU's runs for the
+//    fp32 kernels' large grids, dealt in turn elsewhere.
 //    A read of a sector homed in its own partition is an ordinary cache
 //    access. A read of a sector homed elsewhere first looks for a copy in the
 //    SM's own partition; on a miss it asks the home partition (an L2 hit if
