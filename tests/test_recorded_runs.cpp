@@ -198,9 +198,14 @@ TEST_CASE("recorded runs: shapes held out from the block-placement rule fasim to
   // (docs/results/placement-rule-2026-11-28.md): flash2 fp32 with 4 to 24
   // readers a K/V tile, and flash1, naive and tensor-core controls. Writes in
   // bar 7 of 13 dealt in turn, 9 with the runs (48 heads, N = 512, d = 128:
-  // +117% to +5%).
-  check_ratchet({"h200-2026-11-28-placement-rule-holdout.csv", "h200-2026-11-22-measured.toml",
-                 "h200-2026-11-28-placement-rule-holdout-misses.csv", 13});
+  // +117% to +5%). Recorded again after the change the same day (the GPU
+  // repeated its writes of 1 MiB or more within 4.7%): 8 of 13.
+  for (const RecordedSet& set :
+       {RecordedSet{"h200-2026-11-28-placement-rule-holdout.csv", "h200-2026-11-22-measured.toml",
+                    "h200-2026-11-28-placement-rule-holdout-misses.csv", 13},
+        RecordedSet{"h200-2026-11-28-placement-rule-holdout-again.csv", "h200-2026-11-22-measured.toml",
+                    "h200-2026-11-28-placement-rule-holdout-again-misses.csv", 13}})
+    check_ratchet(set);
 }
 
 TEST_CASE("recorded runs: the issue-4 sweep recorded again two days later on both GPUs", "[fidelity][slow]") {
