@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "fasim/block_placement.hpp"
+#include "fasim/fidelity.hpp"
 #include "fasim/simulation.hpp"
 
 using namespace fasim;
@@ -66,4 +67,22 @@ TEST_CASE("block placement: the GPU's order keeps a head's readers next to one p
   const std::int64_t fa = a.ledger().cache_total().l2_fabric_bytes, fb = b.ledger().cache_total().l2_fabric_bytes;
   CHECK(fb < fa);
   CHECK(fa - fb <= kv / 2);  // at most every head's K and V copied once fewer
+}
+
+TEST_CASE("block placement: fasim compare --recorded says where the blocks sat", "[l2][placement][fidelity]") {
+  const DeviceSpec h200 = load_device("h200");
+  CHECK(placement_name(h200, ComputeModel::cuda_simt, {192}) == "the GPU's first-wave runs");
+  CHECK(placement_name(h200, ComputeModel::cuda_simt, {16}) == "dealt to the L2 halves in turn");
+  CHECK(placement_name(h200, ComputeModel::cuda_mma, {4096}) == "dealt to the L2 halves in turn");
+  CHECK(placement_name(load_device("toy"), ComputeModel::cuda_simt, {4096}) == "one L2");
+  // Re-predicting a recorded point carries the name: flash2 fp32 with 192
+  // blocks (the runs) and flash2 fp16 on the tensor-core kernel (in turn).
+  RecordedPoint fp32, fp16;
+  fp32.workload = {.batch = 1, .heads = 24, .N = 512, .d = 64, .dtype = DType::fp32};
+  fp32.mapping = {.algo = Algo::flash2, .br = 64, .bc = 64};
+  fp16 = fp32;
+  fp16.workload.dtype = DType::fp16;
+  const std::vector<Reprediction> reps = repredict({fp32, fp16}, h200, 1);
+  CHECK(reps[0].placement == "the GPU's first-wave runs");
+  CHECK(reps[1].placement == "dealt to the L2 halves in turn");
 }

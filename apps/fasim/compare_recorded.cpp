@@ -49,7 +49,7 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
               << "predicted fasim on " << device.name << " (" << device_name << "), counting only\n\n";
     if (reps.size() == 1) {
       std::cout << "  " << fit["point"].get<std::string>() << ", predicted " << fit["bound"].get<std::string>()
-                << "-bound\n\n";
+                << "-bound, blocks placed: " << fit["placement"].get<std::string>() << "\n\n";
       const RecordedPoint& point = *reps[0].point;
       bool ranged = false;  // the CSV gave the least and most of some metric
       for (std::size_t i = 0; i < kMetricCount; ++i) ranged |= point.measured_min[i] && point.measured_max[i];

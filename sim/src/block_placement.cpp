@@ -20,4 +20,11 @@ std::vector<std::int64_t> kernel_sm_partitions(const DeviceSpec& device, Compute
   return partitions_from_runs(device.l2_first_wave_runs, device.l2_partitions);
 }
 
+std::string placement_name(const DeviceSpec& device, ComputeModel compute, const std::vector<std::int64_t>& grids) {
+  if (device.l2_partitions < 2) return "one L2";
+  for (const std::int64_t g : grids)
+    if (!kernel_sm_partitions(device, compute, g).empty()) return "the GPU's first-wave runs";
+  return "dealt to the L2 halves in turn";
+}
+
 }  // namespace fasim

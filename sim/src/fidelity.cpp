@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "fasim/atomic_file.hpp"
+#include "fasim/block_placement.hpp"
 #include "fasim/error.hpp"
 #include "fasim/format.hpp"
 #include "fasim/input_file.hpp"
@@ -206,11 +207,13 @@ std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, co
     for (std::size_t i; !stop && (i = next++) < points.size();) {
       const RecordedPoint& p = points[i];
       try {
-        Simulation sim(device, p.workload, p.mapping,
-                       {.numerics = false, .l2 = p.l2, .compute = cuda_compute_model(p.workload, p.mapping)});
+        const ComputeModel compute = cuda_compute_model(p.workload, p.mapping);
+        Simulation sim(device, p.workload, p.mapping, {.numerics = false, .l2 = p.l2, .compute = compute});
         sim.run();
+        std::vector<std::int64_t> grids;
+        for (const Kernel& k : sim.program().kernels) grids.push_back(k.grid);
         out[i] = {&p, predicted_metrics(sim), std::string(name(sim.time().bound)),
-                  sim.ledger().cache_total().l2_fabric_bytes};
+                  sim.ledger().cache_total().l2_fabric_bytes, placement_name(device, compute, grids)};
       } catch (...) {
         failed[i] = std::current_exception();
         stop = true;

@@ -197,6 +197,7 @@ nlohmann::json recorded_fit_json(const std::vector<Reprediction>& reps, const De
     }
     j["point"] = describe(*r.point);
     j["bound"] = r.bound;
+    j["placement"] = r.placement;
     j["predicted"] = predicted;
     j["measured"] = measured;
     j["error_pct"] = error;

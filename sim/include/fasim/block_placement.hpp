@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "fasim/device_spec.hpp"
@@ -44,5 +45,10 @@ std::vector<std::int64_t> partitions_from_runs(const std::vector<std::int64_t>& 
 /// (cuda_simt kernels with more blocks than SMs), else empty, which means
 /// dealt in turn (PartitionedL2::set_sm_partitions).
 std::vector<std::int64_t> kernel_sm_partitions(const DeviceSpec& device, ComputeModel compute, std::int64_t grid);
+
+/// @brief How `kernel_sm_partitions` placed a run's blocks, for a reader:
+/// "the GPU's first-wave runs" if any of its kernels (of `grids` blocks)
+/// took them, else "dealt to the L2 halves in turn" ("one L2" with one partition).
+std::string placement_name(const DeviceSpec& device, ComputeModel compute, const std::vector<std::int64_t>& grids);
 
 }  // namespace fasim

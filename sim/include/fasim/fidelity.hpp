@@ -118,6 +118,8 @@ struct Reprediction {
   std::string bound;                     ///< what bounds the predicted time
   /// bytes between the L2 partitions (not a CSV metric; the fabric recordings use it)
   std::int64_t l2_fabric_bytes = 0;
+  /// where the blocks sat next to the L2 halves (placement_name, block_placement.hpp)
+  std::string placement;
 };
 
 /// @brief Predicts every point again on `device` (counting only). The points
