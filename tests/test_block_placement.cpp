@@ -36,6 +36,8 @@ TEST_CASE("block placement: the GPU's order only for the fp32 kernels' grids lar
   CHECK(std::count(of_sm.begin(), of_sm.end(), 0) == 66);  // each half has 66 SMs
   // Dealt in turn (an empty map): one wave or less, the tensor-core kernel,
   // the ideal model, a profile without measured runs.
+  CHECK(takes_first_wave_runs(h200, ComputeModel::cuda_simt, 133));
+  CHECK_FALSE(takes_first_wave_runs(h200, ComputeModel::cuda_simt, 132));
   CHECK(kernel_sm_partitions(h200, ComputeModel::cuda_simt, 132).empty());
   CHECK(kernel_sm_partitions(h200, ComputeModel::cuda_mma, 4096).empty());
   CHECK(kernel_sm_partitions(h200, ComputeModel::ideal, 4096).empty());

@@ -332,10 +332,11 @@ std::string figures_table(const Calibration& c, const DeviceSpec* stock) {
     os << "  " << pad(f.toml ? f.key : f.label, wk, false) << pad(f.unit, wu, false) << pad(show(f.value, f.unit), wv, true)
        << pad(f.stock ? show(*f.stock, f.unit) : "-", wv, true) << pad(r ? fmt("%.2f", *r) : "-", 8, true) << "  "
        << name(f.source) << "\n";
+    if (f.key == "l2.partitions" && !c.first_wave_runs.empty())  // a list: the runs, copied, no ratio
+      os << "  " << pad("l2.first_wave_runs", wk, false) << pad("SMs a run", wu, false)
+         << pad(runs_text(c.first_wave_runs), wv, true) << pad("-", wv, true) << pad("-", 8, true)
+         << "  stock profile\n";
   }
-  if (!c.first_wave_runs.empty())
-    os << "  " << pad("l2.first_wave_runs", wk, false) << pad("SMs a run", wu, false)
-       << pad(runs_text(c.first_wave_runs), 2 * wv, true) << "          stock profile\n";
   os << "\nhow each figure was found\n";
   for (const Figure& f : figs) os << "  " << (f.toml ? f.key : f.label) << ": " << f.how << "\n";
   if (!c.first_wave_runs.empty()) os << "  l2.first_wave_runs: from the stock profile " << c.stock << ": " << kFirstWaveHow << "\n";

@@ -1,6 +1,5 @@
 #include "fasim/block_placement.hpp"
 
-#include <numeric>
 #include <stdexcept>
 
 namespace fasim {
@@ -15,15 +14,19 @@ std::vector<std::int64_t> partitions_from_runs(const std::vector<std::int64_t>& 
   return of_sm;
 }
 
+bool takes_first_wave_runs(const DeviceSpec& device, ComputeModel compute, std::int64_t grid) {
+  return !device.l2_first_wave_runs.empty() && compute == ComputeModel::cuda_simt && grid > device.sm_count;
+}
+
 std::vector<std::int64_t> kernel_sm_partitions(const DeviceSpec& device, ComputeModel compute, std::int64_t grid) {
-  if (device.l2_first_wave_runs.empty() || compute != ComputeModel::cuda_simt || grid <= device.sm_count) return {};
+  if (!takes_first_wave_runs(device, compute, grid)) return {};
   return partitions_from_runs(device.l2_first_wave_runs, device.l2_partitions);
 }
 
 std::string placement_name(const DeviceSpec& device, ComputeModel compute, const std::vector<std::int64_t>& grids) {
   if (device.l2_partitions < 2) return "one L2";
   for (const std::int64_t g : grids)
-    if (!kernel_sm_partitions(device, compute, g).empty()) return "the GPU's first-wave runs";
+    if (takes_first_wave_runs(device, compute, g)) return "the GPU's first-wave runs";
   return "dealt to the L2 halves in turn";
 }
 

@@ -149,19 +149,15 @@ class Reader {
     if (!tbl || !tbl->contains(key)) return {};
     const auto [k, n] = lookup(table, key);
     const auto* a = n->as_array();
-    std::vector<std::int64_t> out;
-    if (a)
-      for (const auto& e : *a) {
-        if (!e.is_integer() || e.as_integer()->get() <= 0) {
-          out.clear();
-          break;
-        }
-        out.push_back(e.as_integer()->get());
-      }
-    if (!a || out.empty() || out.size() != a->size())
+    auto positive = [](const toml::node& e) { return e.is_integer() && e.as_integer()->get() > 0; };
+    if (!a || a->empty() || !std::all_of(a->begin(), a->end(), positive))
       fail(k->source(), label(table, key) + " must be a list of positive integers, e.g. [16, 48, 50, 18], got " +
                             toml_describe(*n));
-    for (const std::int64_t v : out) check_max(table, key, static_cast<double>(v));
+    std::vector<std::int64_t> out;
+    for (const auto& e : *a) {
+      out.push_back(e.as_integer()->get());
+      check_max(table, key, static_cast<double>(out.back()));
+    }
     return out;
   }
 

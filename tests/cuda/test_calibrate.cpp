@@ -126,7 +126,14 @@ TEST_CASE("calibrate: the first wave's block order comes from the stock profile,
   const std::string text = cuda::device_toml(c);
   CHECK(parse_device(text, "x.toml").l2_first_wave_runs == c.first_wave_runs);
   CHECK(text.find("from the stock profile h100: a large grid's first wave") != std::string::npos);
-  CHECK(cuda::figures_table(c, nullptr).find("l2.first_wave_runs: from the stock profile h100") != std::string::npos);
+  const std::string table = cuda::figures_table(c, nullptr);
+  CHECK(table.find("l2.first_wave_runs: from the stock profile h100") != std::string::npos);
+  // Its row sits with the TOML's figures, after the partitions, before the extras.
+  const auto row = table.find("  l2.first_wave_runs "), partitions = table.find("  l2.partitions ");
+  REQUIRE(row != std::string::npos);
+  CHECK(partitions < row);
+  CHECK(row < table.find("not in the TOML:"));
+  CHECK(table.find("16, 48, 50, 18", row) < table.find('\n', row));
   CHECK(cuda::to_json(c, nullptr)["first_wave_runs"] == nlohmann::json(c.first_wave_runs));
   // Another layout of SMs (a cut-down part), one partition, or no stock profile: nothing copied.
   c.sm_count = 114;

@@ -40,10 +40,15 @@ namespace fasim {
 /// `runs` must sum to the SM count; an empty `runs` gives an empty list.
 std::vector<std::int64_t> partitions_from_runs(const std::vector<std::int64_t>& runs, std::int64_t partitions);
 
+/// @brief Whether a kernel of `grid` blocks priced by `compute` takes the
+/// device's first-wave runs: cuda_simt kernels with more blocks than SMs,
+/// on a device whose profile has runs.
+bool takes_first_wave_runs(const DeviceSpec& device, ComputeModel compute, std::int64_t grid);
+
 /// @brief The partition next to each SM for a kernel of `grid` blocks priced
-/// by `compute`: the device's first-wave runs where the GPU keeps that order
-/// (cuda_simt kernels with more blocks than SMs), else empty, which means
-/// dealt in turn (PartitionedL2::set_sm_partitions).
+/// by `compute`: the device's first-wave runs where it takes them
+/// (takes_first_wave_runs), else empty, which means dealt in turn
+/// (PartitionedL2::set_sm_partitions).
 std::vector<std::int64_t> kernel_sm_partitions(const DeviceSpec& device, ComputeModel compute, std::int64_t grid);
 
 /// @brief How `kernel_sm_partitions` placed a run's blocks, for a reader:
