@@ -8,9 +8,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
+#include "cli_support.hpp"
 #include "fasim/error.hpp"
 #include "fasim/fidelity.hpp"
 #include "fasim/recorded_fit.hpp"
@@ -55,6 +57,35 @@ TEST_CASE("recorded runs: every point re-predicted within its bar or no worse th
     CHECK(problems.empty());
   }
   CHECK(files >= 1);
+}
+
+TEST_CASE("recorded runs: scripts/recorded-sets.sh lists every set whose misses the ratchet holds", "[fidelity]") {
+  // scripts/refresh-misses.sh rewrites the sets this script lists; a set the
+  // script missed would keep a stale misses file. The L2 fabric's misses
+  // (-fabric-) belong to test_recorded_fabric.cpp and are kept by hand.
+  const std::filesystem::path root = FASIM_SOURCE_DIR;
+  const test::ProcessResult r = test::ChildProcess("/bin/bash", {(root / "scripts" / "recorded-sets.sh").string()}).wait();
+  INFO(r.describe());
+  REQUIRE(r.exit_code == 0);
+  std::set<std::string> listed;
+  for (const std::string& line : test::split_lines(r.out)) {
+    std::istringstream words(line);
+    std::string csv, toml, misses, extra;
+    REQUIRE(static_cast<bool>(words >> csv >> toml >> misses));
+    CHECK_FALSE(static_cast<bool>(words >> extra));
+    for (const std::string& f : {csv, toml, misses}) {
+      INFO(f);
+      CHECK(std::filesystem::exists(root / f));
+    }
+    CHECK(listed.insert(std::filesystem::path(misses).filename().string()).second);
+  }
+  std::set<std::string> on_disk;
+  for (const auto& entry : std::filesystem::directory_iterator(kResults)) {
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with("-misses.csv") && name.find("-fabric-") == std::string::npos) on_disk.insert(name);
+  }
+  CHECK(listed == on_disk);
+  CHECK(listed.size() >= 27);
 }
 
 namespace {

@@ -11,15 +11,10 @@
 # Usage (from the repository root): o-copies-replay-2026-11-28.sh FASIM
 set -euo pipefail
 F=$1; R=docs/results; D=$(mktemp -d); trap 'rm -rf "$D"' EXIT
-sets() {  # CSV,TOML of every sweep and every RecordedSet of the ratchet test
-  for csv in "$R"/*-sweep.csv; do echo "$csv,${csv%-sweep.csv}-measured.toml"; done
-  tr -d '\n' < tests/test_recorded_runs.cpp | grep -oE '\{"[^"]+\.csv", *"[^"]+\.toml"' | tr -d '{" ' |
-    sed "s|^\([^,]*\),\(.*\)|$R/\1,$R/\2|"
-}
 for v in base X_SMALL X_SMALL+X_NOOCOPY X_SMALL+X_NOWCOPY; do
   mkdir -p "$D/$v"
   env=(); [ "$v" = base ] || for x in ${v//+/ }; do env+=("$x=1"); done
-  sets | while IFS=, read -r csv toml; do
+  scripts/recorded-sets.sh | while read -r csv toml _; do
     env "${env[@]}" "$F" compare --recorded "$csv" --device "$toml" --out "$D/$v/$(basename "$csv")" >/dev/null
   done
 done
