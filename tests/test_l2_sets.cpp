@@ -102,6 +102,35 @@ TEST_CASE("SetL2Cache: dirty data read since it came in goes back only as it lea
   CHECK(evicted < 0.2 * aged);
 }
 
+TEST_CASE("SetL2Cache: data written again while in L2 goes back as it ages past (1 - r) of its set", "[l2]") {
+  // flash1's O: written, read and written again, then R other bytes, settle.
+  // A tile written again goes back as it ages past (1 - r) C, read since or
+  // not, and stays, clean; a tile written once and read goes back only as it
+  // leaves. With r = 0 the second write changes nothing.
+  const std::int64_t C = 1 << 20, b = 4096;
+  const int W = 32;
+  for (const double r : {kL2RewrittenCleanShare, 0.3, 0.0})
+    for (std::int64_t R : {std::int64_t{0}, C / 2, 3 * C / 4, C, 2 * C})
+      for (const bool again : {true, false}) {
+        SetL2Cache l2(C, W, 1.0, 0.0, kL2WrittenAging, r);
+        std::int64_t back = l2.write(tile(TensorId::O, 0), b).writeback_bytes;
+        back += l2.read(tile(TensorId::O, 0), b).writeback_bytes;
+        if (again) back += l2.write(tile(TensorId::O, 0), b).writeback_bytes;
+        for (std::int64_t i = 0; i < R / b; ++i) back += l2.read(tile(TensorId::V, i), b).writeback_bytes;
+        back += l2.settle();
+        const double room = again ? (1 - r) * C : static_cast<double>(C);
+        const double expect = b * (1 - poisson_below(W * static_cast<double>(R + b) / room, W));
+        INFO("r = " << r << ", R = " << R << (again ? ", written again" : ", written once") << ", expected " << expect);
+        CHECK(std::abs(static_cast<double>(back) - expect) <= 1 + 1e-4 * b);
+        CHECK(std::abs(back + l2.dirty_bytes() - b) <= 1);  // what did not go back is still dirty
+      }
+  // The rule matters where the set is nearly full: at R = 3C/4 the tile
+  // written again goes back several times as often.
+  const double once = 1 - poisson_below(W * (0.75 * C + b) / C, W);
+  const double twice = 1 - poisson_below(W * (0.75 * C + b) / ((1 - kL2RewrittenCleanShare) * C), W);
+  CHECK(twice > 2 * once);
+}
+
 TEST_CASE("SetL2Cache: with one set (0 ways) it is the fully associative L2Cache", "[l2]") {
   // The same random reads and writes of 40 tiles into both: every access hits
   // and misses alike, and the bytes written back agree once the set model has

@@ -239,6 +239,18 @@ TEST_CASE("recorded runs: shapes held out from the block-placement rule fasim to
     check_ratchet(set);
 }
 
+TEST_CASE("recorded runs: flash1 shapes held out from the early cleaning of rewritten lines", "[fidelity]") {
+  // 12 flash1 points recorded on an H200 on 2026-11-28 before fasim cleaned
+  // data written again while in L2 early (kL2RewrittenCleanShare,
+  // docs/results/lopsided-split-2026-11-28.md), chosen where the rule and the
+  // model before it predicted DRAM writes 1.5 to 4 times apart; the buffers
+  // in 4 placements a point (docs/results/rewrite-clean-holdout-2026-11-28.sh).
+  // DRAM writes in bar: 1 of 12 before the rule (mean error 50%), 6 with it
+  // (19%). The GPU's own spread over the placements is over 10% at all 12.
+  check_ratchet({"h200-2026-11-28-rewrite-clean-holdout.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-28-rewrite-clean-holdout-misses.csv", 12});
+}
+
 TEST_CASE("recorded runs: the issue-4 sweep recorded again two days later on both GPUs", "[fidelity][slow]") {
   // The sweep's 60 points on 2026-11-24 (gpu-check.sh's compare stage,
   // predicted with the 2026-11-22 profiles), after every model constant was

@@ -23,12 +23,13 @@ constexpr double kSure = 1 - 1e-12;  // a chance this close to 1 is taken as 1
 }  // namespace
 
 SetL2Cache::SetL2Cache(std::int64_t capacity_bytes, int ways, double dirty_share, double clean_share,
-                       double written_aging)
+                       double written_aging, double rewritten_clean)
     : capacity_(capacity_bytes),
       ways_(ways),
       dirty_limit_(static_cast<double>(capacity_bytes) * dirty_share),
       clean_share_(clean_share),
       written_aging_(ways > 0 ? written_aging : 1.0),
+      rewritten_clean_(ways > 0 ? rewritten_clean : 0.0),
       fen_(std::size_t{1} << 12, 0) {
   const double dirty_room = static_cast<double>(capacity_bytes) * (1 - clean_share);
   if (ways_ <= 0) {  // one fully associative set: sure up to the recent part, as L2Cache
@@ -101,10 +102,17 @@ std::int64_t SetL2Cache::since(const Entry& e) const {
   return near_bytes_ + far_bytes_ - fen_prefix(e.stamp);
 }
 
+double SetL2Cache::left_dirty(const Entry& e, std::int64_t d) const {
+  // Data read since it came in goes back only as it leaves (see l2_cache.hpp).
+  const double left = e.read ? resident(d, e.bytes) : still_dirty(d, e.bytes);
+  if (!e.rewritten || rewritten_clean_ <= 0) return left;
+  const double early = static_cast<double>(capacity_) * (1 - rewritten_clean_);
+  return std::min(left, survive(static_cast<double>(d + e.bytes) / early));
+}
+
 void SetL2Cache::account(Entry& e, std::int64_t d) {
   if (e.dirty <= 0 || e.near) return;  // near_: surely still dirty, nothing back yet
-  // Data read since it came in goes back only as it leaves (see l2_cache.hpp).
-  const double back = 1.0 - (e.read ? resident(d, e.bytes) : still_dirty(d, e.bytes));
+  const double back = 1.0 - left_dirty(e, d);
   if (back <= e.backed) return;
   const double bytes = static_cast<double>(e.bytes) * e.dirty * (back - e.backed);
   wb_ += bytes;
@@ -319,6 +327,7 @@ L2Access SetL2Cache::write(const TileKey& key, std::int64_t bytes) {
       it->split = false;
     }
     resize(*it, bytes);
+    if (it->wrote) it->rewritten = true;  // written again while in the cache
     const std::int64_t d = since(*it);
     account(*it, d);
     if (resident(kept(*it, d), it->bytes) < 0.5) it->read = false;  // (mostly) comes in anew
@@ -390,10 +399,8 @@ std::int64_t SetL2Cache::dirty_bytes() const {
   std::int64_t d = 0;
   for (const Lru* l : {&near_, &far_})
     for (const Entry& e : *l) {
-      if (e.dirty > 0) {
-        const double left = e.read ? resident(d, e.bytes) : still_dirty(d, e.bytes);
-        sum += static_cast<double>(e.bytes) * e.dirty * std::min(1.0 - e.backed, left);
-      }
+      if (e.dirty > 0)
+        sum += static_cast<double>(e.bytes) * e.dirty * std::min(1.0 - e.backed, left_dirty(e, d));
       d += e.bytes;
     }
   return std::llround(sum);

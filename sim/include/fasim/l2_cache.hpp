@@ -70,6 +70,19 @@ inline constexpr double kL2CleanShare = 0;
 /// among 0.3, 0.4, 0.5 and 0.7.
 inline constexpr double kL2WrittenAging = 0.5;
 
+/// @brief Share of an L2, at the least recently used end, in which data that
+/// was written again while it was still in the L2 is written back early and
+/// stays, clean (the set model only, l2_sets.hpp). flash1 reads and rewrites
+/// O, l and m on every inner step; other kernels write each tile once.
+/// Measured on an H200 (docs/results/lopsided-split-2026-11-28.md): blocks
+/// that re-read their Q and rewrite their O, pass after pass, in a half
+/// filled to the brim, wrote 1.92 MiB of O back to DRAM each pass while
+/// reading back 0.18 MiB. 0.1 chosen on the recorded sets among 0.03, 0.05,
+/// 0.07, 0.1, 0.2 and 0.3, then held out on 12 flash1 shapes recorded before
+/// (h200-2026-11-28-rewrite-clean-holdout.csv): DRAM writes in their bar at
+/// 6 of 12, against 1 of 12 without it.
+inline constexpr double kL2RewrittenCleanShare = 0.1;
+
 /// @brief Tile-granular, fully associative LRU write-back cache.
 class L2Cache {
  public:

@@ -18,6 +18,15 @@
 //  - at most kL2DirtyShare of the cache holds dirty data, as in L2Cache;
 //  - dirty data read since it came in goes back only as it leaves (as in
 //    L2Cache: flash1's O);
+//  - data written again while it is still in the cache (flash1's O, l and
+//    m, rewritten on every inner step) goes back to DRAM early, and stays,
+//    clean: as it ages past the most recent (1 - r) W lines of its set (r =
+//    kL2RewrittenCleanShare), the chance P(Poisson(W (D + b) / ((1 - r) C))
+//    >= W) of it is written back, whether or not it was read since. The
+//    next write makes it dirty again. On an H200, O rewritten pass after pass
+//    in a full L2 half went back to DRAM every pass while almost none of it
+//    was read back (docs/results/lopsided-split-2026-11-28.md). Data written
+//    once keeps to the rules above;
 //  - data written since it came in outstays an LRU: once D passes the
 //    capacity C it counts only kL2WrittenAging of the bytes after that
 //    (C + a (D - C) in place of D) for whether it is still in L2. It goes
@@ -58,7 +67,8 @@ class SetL2Cache {
   /// @brief An empty cache of `capacity_bytes` in `ways`-way sets; the
   /// dirty and clean shares as in L2Cache.
   SetL2Cache(std::int64_t capacity_bytes, int ways, double dirty_share = kL2DirtyShare,
-             double clean_share = kL2CleanShare, double written_aging = kL2WrittenAging);
+             double clean_share = kL2CleanShare, double written_aging = kL2WrittenAging,
+             double rewritten_clean = kL2RewrittenCleanShare);
 
   /// @brief A read of `bytes` of tile `key`, whose size is `tile_bytes` (0:
   /// the read is the whole tile): the share still in L2 hits.
@@ -96,6 +106,7 @@ class SetL2Cache {
     bool near = true;        // in near_ (else in far_)
     bool read = false;       // read since it came into the cache
     bool wrote = false;      // written since it came into the cache
+    bool rewritten = false;  // written again while in the cache: cleaned early
     bool listed = false;     // in dirty_tiles_, at dirty_at
     bool split = false;      // its older lines are in the entry rest_of(key)
     std::size_t dirty_at = 0;
@@ -112,6 +123,8 @@ class SetL2Cache {
   /// all of them, except past the capacity for data written since it came
   /// in, which ages at written_aging_ there.
   std::int64_t kept(const Entry& e, std::int64_t d) const;
+  /// The share of e's dirty bytes not yet written back, `d` bytes after its use.
+  double left_dirty(const Entry& e, std::int64_t d) const;
   /// Counts e's write-backs up to `d` bytes since its use; adds them to wb_.
   void account(Entry& e, std::int64_t d);
   /// A read of `bytes` of a `size`-byte clean tile whose lines are split in
@@ -159,6 +172,7 @@ class SetL2Cache {
   double dirty_limit_;
   double clean_share_;
   double written_aging_;
+  double rewritten_clean_;
   // Recency order is near_ then far_. near_ holds the most recently used
   // tiles, at most sure_bytes_ of them: surely in L2 and surely still dirty.
   // far_ the rest, numbered by a Fenwick tree to count bytes used since.
