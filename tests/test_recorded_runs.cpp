@@ -247,8 +247,15 @@ TEST_CASE("recorded runs: flash1 shapes held out from the early cleaning of rewr
   // in 4 placements a point (docs/results/rewrite-clean-holdout-2026-11-28.sh).
   // DRAM writes in bar: 1 of 12 before the rule (mean error 50%), 6 with it
   // (19%). The GPU's own spread over the placements is over 10% at all 12.
-  check_ratchet({"h200-2026-11-28-rewrite-clean-holdout.csv", "h200-2026-11-22-measured.toml",
-                 "h200-2026-11-28-rewrite-clean-holdout-misses.csv", 12});
+  // Recorded again the same day after the rule (not yet in the carried
+  // binary): the GPU moved by -36% to +24% a point; 0 and 1 of 12 in bar,
+  // mean error 46% before the rule and 29% with it.
+  for (const RecordedSet& set :
+       {RecordedSet{"h200-2026-11-28-rewrite-clean-holdout.csv", "h200-2026-11-22-measured.toml",
+                    "h200-2026-11-28-rewrite-clean-holdout-misses.csv", 12},
+        RecordedSet{"h200-2026-11-28-rewrite-clean-holdout-again.csv", "h200-2026-11-22-measured.toml",
+                    "h200-2026-11-28-rewrite-clean-holdout-again-misses.csv", 12}})
+    check_ratchet(set);
 }
 
 TEST_CASE("recorded runs: the issue-4 sweep recorded again two days later on both GPUs", "[fidelity][slow]") {
