@@ -106,7 +106,7 @@ class SetL2Cache {
     bool near = true;        // in near_ (else in far_)
     bool read = false;       // read since it came into the cache
     bool wrote = false;      // written since it came into the cache
-    bool rewritten = false;  // written again while in the cache: cleaned early
+    bool rewritten = false;  // written again while in the cache (kept while tracked): cleaned early
     bool listed = false;     // in dirty_tiles_, at dirty_at
     bool split = false;      // its older lines are in the entry rest_of(key)
     std::size_t dirty_at = 0;
