@@ -55,12 +55,14 @@ double SetL2Cache::survive(double x) const {
   return table_[i] + f * (table_[i + 1] - table_[i]);
 }
 
-double SetL2Cache::resident(std::int64_t since, std::int64_t bytes) const {
-  return survive(static_cast<double>(since + bytes) / static_cast<double>(capacity_));
+double SetL2Cache::within(std::int64_t since, std::int64_t bytes, double share) const {
+  return survive(static_cast<double>(since + bytes) / (static_cast<double>(capacity_) * (1 - share)));
 }
 
+double SetL2Cache::resident(std::int64_t since, std::int64_t bytes) const { return within(since, bytes, 0); }
+
 double SetL2Cache::still_dirty(std::int64_t since, std::int64_t bytes) const {
-  return survive(static_cast<double>(since + bytes) / (static_cast<double>(capacity_) * (1 - clean_share_)));
+  return within(since, bytes, clean_share_);
 }
 
 std::int64_t SetL2Cache::whole(double bytes, double& carry) {
@@ -105,9 +107,8 @@ std::int64_t SetL2Cache::since(const Entry& e) const {
 double SetL2Cache::left_dirty(const Entry& e, std::int64_t d) const {
   // Data read since it came in goes back only as it leaves (see l2_cache.hpp).
   const double left = e.read ? resident(d, e.bytes) : still_dirty(d, e.bytes);
-  if (!e.rewritten || rewritten_clean_ <= 0) return left;
-  const double early = static_cast<double>(capacity_) * (1 - rewritten_clean_);
-  return std::min(left, survive(static_cast<double>(d + e.bytes) / early));
+  // Data written again goes back as it ages past the most recent (1 - r) of its set.
+  return e.rewritten ? std::min(left, within(d, e.bytes, rewritten_clean_)) : left;
 }
 
 void SetL2Cache::account(Entry& e, std::int64_t d) {

@@ -115,6 +115,9 @@ class SetL2Cache {
 
   /// P(Poisson(W x) < W): the chance a line survives x capacities of other lines.
   double survive(double x) const;
+  /// The chance a line of a `bytes`-byte tile used `since` bytes ago is still
+  /// among the most recent (1 - share) of its set's lines.
+  double within(std::int64_t since, std::int64_t bytes, double share) const;
   /// Bytes used since entry e was (other tiles, each counted once). 0 in
   /// near_, where every tile is surely in L2 and dirty (the same to
   /// resident() and still_dirty(), and no tree walk).
