@@ -40,13 +40,14 @@ def model(path):
 
 
 def table(data):
-    t = {}
+    """(sequence, R) -> kernel -> [read, written], the mean of passes 4 to 6."""
+    t = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
     for label, (rd, wr) in data.items():
         seq, r, p, k = label.split()
         if int(p.split('=')[1]) >= 4:
-            t.setdefault((seq, int(r.split('=')[1])), defaultdict(lambda: [0.0, 0.0]))
-            t[(seq, int(r.split('=')[1]))][k][0] += rd / 3
-            t[(seq, int(r.split('=')[1]))][k][1] += wr / 3
+            cell = t[(seq, int(r.split('=')[1]))][k]
+            cell[0] += rd / 3
+            cell[1] += wr / 3
     return t
 
 
