@@ -258,6 +258,20 @@ TEST_CASE("recorded runs: flash1 shapes held out from the early cleaning of rewr
     check_ratchet(set);
 }
 
+TEST_CASE("recorded runs: shapes held out from the GPUs' small-grid halves and 64-way sets", "[fidelity]") {
+  // 27 points recorded on an H200 on 2026-11-28 to test a candidate model
+  // fixed before the run: small grids placed as the GPUs place them, 64-way
+  // sets, rewritten data cleaned in the last 0.05
+  // (docs/results/small-grid-placement-2026-11-28.md). 18 flash1 shapes with
+  // 8 to 24 heads, chosen where it and fasim predicted DRAM bytes 1.2 to 6
+  // times apart, and controls (flash1 with more blocks than SMs, flash2,
+  // naive); 4 placements a point. DRAM in bar, reads / writes: fasim 14 / 11
+  // of 27, the candidate 15 / 12. Not kept: 64-way sets break the L2
+  // microbenchmarks (test_l2_probes.cpp). The ratchet holds fasim as it is.
+  check_ratchet({"h200-2026-11-28-small-grid-holdout.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-28-small-grid-holdout-misses.csv", 27});
+}
+
 TEST_CASE("recorded runs: the issue-4 sweep recorded again two days later on both GPUs", "[fidelity][slow]") {
   // The sweep's 60 points on 2026-11-24 (gpu-check.sh's compare stage,
   // predicted with the 2026-11-22 profiles), after every model constant was
