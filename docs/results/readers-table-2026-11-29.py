@@ -5,7 +5,11 @@ Reads ncu's CSV (with the probe's PROBE and BLOCKS lines mixed in) and
 prints, for each sequence and F, the DRAM MiB read a pass (the mean of
 passes 4 to 6) and that as a share of F. Each --model FILE (the output of
 readers-replay-2026-11-29.cpp) adds a column of the model's reads.
+With --long, it prints instead the long form that tests/test_l2_probes.cpp
+replays (h200-2026-11-29-readers-probe.csv): one row a kernel, with the SMs
+of the sequence's blocks (its BLOCKS line) in the last field.
 Usage: readers-table-2026-11-29.py NCU.csv [--model LABEL=REPLAY.txt ...]
+       readers-table-2026-11-29.py NCU.csv --long
 """
 import csv
 import sys
@@ -39,6 +43,31 @@ def per_pass(data):
     return t
 
 
+def long_form(path):
+    data = gpu(path)
+    writes = {}
+    rows, labels = [], []
+    for line in open(path):
+        if line.startswith('PROBE '):
+            labels.append(tuple(line.split()[2:5]))
+        elif line.startswith('"'):
+            rows.append(line)
+    for r in csv.DictReader(rows):
+        if r['Metric Name'] == 'dram__bytes_write.sum':
+            writes[labels[int(r['ID'])]] = int(r['Metric Value'].replace(',', ''))
+    sms = {}
+    for line in open(path):
+        if line.startswith('BLOCKS '):
+            f = line.split()
+            sms[(f[1], f[2])] = ' '.join(f[4:])
+    print('sequence,f_mib,pass,dram_read_bytes,dram_write_bytes,sms')
+    for (name, f, p), rd in data.items():
+        print(f"{name},{f.split('=')[1]},{p.split('=')[1]},{round(rd * MIB)},{writes[(name, f, p)]},{sms[(name, f)]}")
+
+
+if sys.argv[2:] == ['--long']:
+    long_form(sys.argv[1])
+    sys.exit(0)
 g = per_pass(gpu(sys.argv[1]))
 models = []
 for arg in sys.argv[2:]:

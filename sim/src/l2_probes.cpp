@@ -204,6 +204,69 @@ ProbeBytes replay_reuse_probe(const ReuseSequence& s, const DeviceSpec& device) 
   return {a.read, b.written + a.written};
 }
 
+std::vector<ReadersSequence> read_readers_probe(const std::string& path) {
+  std::vector<ReadersSequence> out;
+  for (const auto& [where, f] : csv_rows(path, "readers-probe CSV", "docs/results/h200-2026-11-29-readers-probe.csv",
+                                         "sequence,f_mib,pass,dram_read_bytes,dram_write_bytes,sms")) {
+    const std::string& seq = f[0];
+    const std::int64_t blocks = seq == "L16" ? 16 : seq == "A132" || seq == "I132" ? 132 : 0;
+    if (blocks == 0) throw UserError(where + ": sequence '" + seq + "' is none of L16, A132, I132");
+    const std::int64_t mib = whole(f[1], 4096, "f_mib", where);
+    const std::int64_t pass = whole(f[2], 1000, "pass", where);
+    const double rd = static_cast<double>(whole(f[3], kMiB << 20, "dram_read_bytes", where)) / kMiB;
+    const double wr = static_cast<double>(whole(f[4], kMiB << 20, "dram_write_bytes", where)) / kMiB;
+    std::vector<std::int64_t> sms;
+    std::istringstream words(f[5]);
+    for (std::string w; words >> w;) sms.push_back(whole(w, 4095, "an SM in sms", where));
+    if (static_cast<std::int64_t>(sms.size()) != blocks)
+      throw UserError(where + ": sms lists " + std::to_string(sms.size()) + " SMs; " + seq + " runs " +
+                      std::to_string(blocks) + " blocks");
+    const std::string name = seq + " F=" + f[1];
+    if (out.empty() || out.back().name != name) out.push_back({name, seq == "I132", mib, sms, {}});
+    if (pass != static_cast<std::int64_t>(out.back().gpu.size()) + 1)
+      throw UserError(where + ": pass " + f[2] + " of " + name + " should be pass " +
+                      std::to_string(out.back().gpu.size() + 1));
+    out.back().gpu.push_back({rd, wr});
+  }
+  if (out.empty()) throw UserError("'" + path + "' holds no pass");
+  return out;
+}
+
+std::vector<ProbeBytes> replay_readers_probe(const ReadersSequence& s, const DeviceSpec& device,
+                                             const SmLayout& layout) {
+  if (static_cast<std::int64_t>(layout.half_of_sm.size()) != device.sm_count)
+    throw UserError("the SM layout measured " + std::to_string(layout.half_of_sm.size()) + " SMs; device " +
+                    device.name + " has " + std::to_string(device.sm_count) + ": give the device it was measured on");
+  for (const std::int64_t sm : s.sm_of_block)
+    if (sm >= device.sm_count)
+      throw UserError(s.name + " ran a block on SM " + std::to_string(sm) + "; device " + device.name + " has " +
+                      std::to_string(device.sm_count) + " SMs");
+  PartitionedL2 l2(device.l2_bytes, device.l2_partitions, device.sm_count, device.l2_sector_bytes, device.l2_ways);
+  l2.set_sm_partitions(layout.half_of_sm);
+  // As on the GPU: own rows are the first chunks / blocks chunks each (the
+  // rest is not read); dealt, chunk c goes to block c mod blocks. The blocks
+  // take 4 KiB steps in turn.
+  const auto blocks = static_cast<std::int64_t>(s.sm_of_block.size());
+  const std::int64_t chunks = s.f_mib * kMiB / kChunk;
+  const std::int64_t per_block = s.dealt ? (chunks + blocks - 1) / blocks : chunks / blocks;
+  std::vector<ProbeBytes> out;
+  while (out.size() < s.gpu.size()) {
+    std::int64_t read = 0, written = 0;
+    for (std::int64_t k = 0; k < per_block; ++k)
+      for (std::int64_t b = 0; b < blocks; ++b) {
+        const std::int64_t c = s.dealt ? b + k * blocks : b * per_block + k;
+        if (c >= chunks) continue;
+        const TileKey key{.tensor = TensorId::Q, .bh = 0, .row0 = c, .col0 = 0, .rows = 1, .cols = kChunk};
+        const L2Access a = l2.read(key, kChunk, s.sm_of_block[static_cast<std::size_t>(b)]);
+        read += a.miss_bytes;
+        written += a.writeback_bytes;
+      }
+    written += l2.settle();
+    out.push_back({static_cast<double>(read) / kMiB, static_cast<double>(written) / kMiB});
+  }
+  return out;
+}
+
 SmLayout read_sm_layout(const std::string& path) {
   std::istringstream in(read_input_file(path, "SM-partition probe output",
                                          "give one such as docs/results/h200-2026-11-22-sm-partition-probe.txt"));

@@ -17,6 +17,11 @@
 // The reuse probe (reuse-probe-2026-11-24.cu): A (16 MiB) read (U1, U2) or
 // written (U3, U4), in U2 and U4 read once more, then B MiB of other data
 // read, then A read again, every chunk by the same block each time.
+// The readers probe (readers-probe-2026-11-29.cu): F MiB read again and
+// again, one block an SM, either each block its own contiguous F / blocks
+// (L16: 16 blocks where flash1's go; A132: every SM) or 4 KiB chunks dealt
+// in turn (I132: chunk c to block c mod 132, as the churn probe deals them).
+// Its replay puts each block on the SM the GPU used.
 // The replay deals blocks to SMs and SMs to L2 halves as fasim does (block
 // b on SM b mod SMs, half s mod 2), or as a GPU was measured to
 // (h200-2026-11-22-sm-partition-probe.cu; read_sm_layout).
@@ -56,6 +61,15 @@ struct ReuseSequence {
   double written_mib = 0;   ///< the GPU's DRAM MiB written while B and then A are read
 };
 
+/// @brief One recorded sequence of the readers probe.
+struct ReadersSequence {
+  std::string name;                       ///< "A132 F=44"
+  bool dealt = false;                     ///< I132: chunks dealt in turn, else own contiguous rows
+  std::int64_t f_mib = 0;                 ///< MiB read a pass
+  std::vector<std::int64_t> sm_of_block;  ///< the SM each block ran on
+  std::vector<ProbeBytes> gpu;            ///< the GPU's passes, in order
+};
+
 /// @brief Where a GPU ran the probes' thread blocks, as measured.
 struct SmLayout {
   std::vector<std::int64_t> half_of_sm;    ///< L2 half next to SM s (0: the reference SM's)
@@ -77,6 +91,16 @@ std::vector<ReuseSequence> read_reuse_probes(const std::string& path);
 /// the DRAM MiB of the last read of A, `written` the DRAM MiB written while
 /// B and then A are read.
 ProbeBytes replay_reuse_probe(const ReuseSequence& s, const DeviceSpec& device);
+
+/// @brief Reads a readers-probe CSV (sequence,f_mib,pass,dram_read_bytes,
+/// dram_write_bytes,sms; readers-table-2026-11-29.py --long writes it).
+/// Throws UserError naming the file and line of anything else.
+std::vector<ReadersSequence> read_readers_probe(const std::string& path);
+
+/// @brief The same passes through fasim's L2 model of `device`, each block
+/// on the SM it ran on, each SM next to the half `layout` says.
+std::vector<ProbeBytes> replay_readers_probe(const ReadersSequence& s, const DeviceSpec& device,
+                                             const SmLayout& layout);
 
 /// @brief Reads the output of the SM-partition probe: the half of every SM
 /// (its last "SM rep=" line) and the SMs of the largest "BLOCKS" grid.
