@@ -55,3 +55,25 @@ TEST_CASE("ready queue: ties go to the lower slot, idle slots never come first",
   q.build({});
   CHECK(q.empty());
 }
+
+TEST_CASE("ready queue: blocks in lock step (each new time the latest) come round in turn", "[ready_queue]") {
+  // The case replace_top() keeps out of the heap (ready_queue.hpp): with now
+  // and then a time that is not the latest, so the two parts mix and the
+  // ring wraps around many times.
+  std::mt19937_64 rng(11);
+  const std::size_t n = 7;
+  std::vector<double> times(n, 0.0);
+  std::set<std::pair<double, std::size_t>> ready;
+  for (std::size_t s = 0; s < n; ++s) ready.emplace(0.0, s);
+  ReadyQueue q;
+  q.build(times);
+  double latest = 0;
+  for (int step = 0; step < 5000; ++step) {
+    const auto [t, s] = *ready.begin();
+    REQUIRE(q.top() == s);
+    ready.erase(ready.begin());
+    const double next = rng() % 8 == 0 ? t + 0.25 : (latest += 1.0);
+    ready.emplace(next, s);
+    q.replace_top(next);
+  }
+}
