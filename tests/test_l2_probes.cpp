@@ -340,4 +340,8 @@ TEST_CASE("L2 probes: a readers-probe file that is not one is one clear line", "
   CHECK(r[0].gpu[0].read == 40.0);
   CHECK(r[0].gpu[0].written == 1.0);
   CHECK(r[0].gpu[1].read == 3.0);
+  // Replayed on a device it was not measured on: one line naming both.
+  const SmLayout layout = read_sm_layout((kResults / "h200-2026-11-29-sm-map.txt").string());
+  CHECK_THROWS_WITH(replay_readers_probe(r[0], load_device("a100"), layout),
+                    Contains("the SM layout measured 132 SMs next to 2 L2 halves; device a100 has 108 SMs"));
 }

@@ -234,9 +234,10 @@ std::vector<ReadersSequence> read_readers_probe(const std::string& path) {
 
 std::vector<ProbeBytes> replay_readers_probe(const ReadersSequence& s, const DeviceSpec& device,
                                              const SmLayout& layout) {
-  if (static_cast<std::int64_t>(layout.half_of_sm.size()) != device.sm_count)
-    throw UserError("the SM layout measured " + std::to_string(layout.half_of_sm.size()) + " SMs; device " +
-                    device.name + " has " + std::to_string(device.sm_count) + ": give the device it was measured on");
+  if (device.l2_partitions != 2 || static_cast<std::int64_t>(layout.half_of_sm.size()) != device.sm_count)
+    throw UserError("the SM layout measured " + std::to_string(layout.half_of_sm.size()) +
+                    " SMs next to 2 L2 halves; device " + device.name + " has " + std::to_string(device.sm_count) +
+                    " SMs and " + std::to_string(device.l2_partitions) + " partitions: give the device it was measured on");
   for (const std::int64_t sm : s.sm_of_block)
     if (sm >= device.sm_count)
       throw UserError(s.name + " ran a block on SM " + std::to_string(sm) + "; device " + device.name + " has " +
