@@ -1,6 +1,7 @@
 // Device TOML: built-in figures, conversions to SI, and every kind of bad input.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -286,7 +287,7 @@ TEST_CASE("[l2] ways is optional: kL2Ways when left out, 0 (fully associative) o
                       Contains("[l2] ways (1024) must not exceed the lines of one partition (512)"));
   REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 16\nways = 99999"),
                       Contains("[l2] ways (99999) must be at most 1024; use 0 for one fully associative set"));
-  for (const char* name : {"a100", "h100", "h200"}) CHECK(fasim::load_device(name).l2_ways == 32);
+  for (const char* name : {"a100", "h100", "h200"}) CHECK(fasim::load_device(name).l2_ways == 64);
   CHECK(fasim::load_device("toy").l2_ways == 0);
 }
 
@@ -309,6 +310,28 @@ TEST_CASE("[l2] first_wave_runs is optional: none when left out, the measured ru
   for (const char* name : {"h100", "h200"})
     CHECK(fasim::load_device(name).l2_first_wave_runs == std::vector<std::int64_t>{16, 48, 50, 18});
   CHECK(fasim::load_device("a100").l2_first_wave_runs.empty());  // not measured
+}
+
+TEST_CASE("[l2] small_grid_fill is optional: none when left out, the measured order on the H100 and H200", "[device]") {
+  CHECK(parse_mydev("sector_bytes = 16", "sector_bytes = 16").l2_small_grid_fill.empty());
+  const std::string two = "sector_bytes = 16\npartitions = 2\n";
+  CHECK(parse_mydev("sector_bytes = 16", two + "small_grid_fill = \"AAAABBBABB\"").l2_small_grid_fill == "AAAABBBABB");
+  // One letter A or B for each of the 10 SMs, with two partitions.
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", "sector_bytes = 16\nsmall_grid_fill = \"AAAABBBABB\""),
+                      Contains("[l2] small_grid_fill needs [l2] partitions = 2 (got 1)"));
+  REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", two + "small_grid_fill = \"AAAABBBAB\""),
+                      Contains("[l2] small_grid_fill has 9 letters, but [compute] sm_count is 10; give one letter for "
+                               "every SM"));
+  for (const char* bad : {"\"AAAABBBABC\"", "\"\"", "[\"AB\"]", "10", "\"aaaabbbabb\""})
+    REQUIRE_THROWS_WITH(parse_mydev("sector_bytes = 16", two + "small_grid_fill = " + bad),
+                        Contains("[l2] small_grid_fill must be a string of the letters A and B, one an SM"));
+  for (const char* name : {"h100", "h200"}) {
+    const std::string fill = fasim::load_device(name).l2_small_grid_fill;
+    REQUIRE(fill.size() == 132);
+    CHECK(std::count(fill.begin(), fill.end(), 'A') == 66);  // each half is next to 66 SMs
+    CHECK(fill.substr(0, 16) == "AAAAAAAAABBBAAAB");          // 16 blocks: 12 + 4
+  }
+  CHECK(fasim::load_device("a100").l2_small_grid_fill.empty());  // not measured
 }
 
 TEST_CASE("[hbm] background_write_mib_per_s is optional: 0 when left out, in bytes/s when given", "[device]") {

@@ -11,13 +11,23 @@
 // The readers probe (readers-2026-11-29.md): each SM re-reading its own rows
 // meets a sharper edge than chunks dealt in turn, which the model cannot
 // tell apart; a ratchet holds it to the first.
+//
+// Known misses. The churn, reuse and shared-read probes deal 4 KiB chunks
+// to the SMs in turn. On the GPU that pattern meets an earlier, softer edge
+// than each SM re-reading its own rows (the readers probe), and fasim has
+// one edge for both. Since 2026-11-29 its sets (64 ways) are fitted to own
+// rows, the pattern of the attention kernels
+// (docs/results/small-grid-placement-2026-11-28.md, the section of
+// 2026-11-29). The dealt sequences that then leave their bars are listed
+// in each test with the error they have now: a bound they must not pass,
+// and each must still be out of its bar (take it off the list when it is
+// not).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <string>
 
 #include "fasim/device_spec.hpp"
@@ -51,6 +61,14 @@ void check_rejects(const test::ScratchDir& dir, Read read, const std::vector<Bad
   }
 }
 
+// A known miss (see the top of this file): the sequence named is still out
+// of its bar (`in_bar` false) and its error `error` no more than `worst`.
+void check_known(const std::map<std::string, double>& known, const std::string& name, bool in_bar, double error) {
+  INFO(name << " is a known miss, error " << error << " MiB, at most " << known.at(name));
+  CHECK_FALSE(in_bar);
+  CHECK(error <= known.at(name));
+}
+
 double written(const std::vector<ProbeBytes>& k, std::size_t from = 0) {
   double sum = 0;
   for (std::size_t i = from; i < k.size(); ++i) sum += k[i].written;
@@ -61,9 +79,10 @@ double written(const std::vector<ProbeBytes>& k, std::size_t from = 0) {
 
 TEST_CASE("L2 probes: sets and copies, no early write-back, write back what the GPUs did", "[l2][probes]") {
   // Within 1.5 MiB or 20% of the GPU's total, each C1 and C3 sequence. The
-  // one exception, listed: the H100 wrote back 3.1 MiB of X = 8 while
-  // reading R = 16 (more than at R = 20, 0.6 MiB); the model writes none.
-  const std::set<std::string> known = {"h100 C1 X=8 R=16"};
+  // known misses: the H100 wrote back 3.1 MiB of X = 8 while reading R = 16
+  // (more than at R = 20, 0.6 MiB), where the model writes none; and with
+  // 64-way sets the H200's C3 at X = 16, R = 20 writes back 3.6 MiB, not 5.3.
+  const std::map<std::string, double> known = {{"h100 C1 X=8 R=16", 3.2}, {"h200 C3 X=16 R=20", 1.75}};
   for (const std::string gpu : {"h200", "h100"}) {
     const DeviceSpec dev = load_device(gpu);
     const auto probes = read_churn_probes((kResults / (gpu + "-2026-11-22-churn-probe.csv")).string());
@@ -74,11 +93,12 @@ TEST_CASE("L2 probes: sets and copies, no early write-back, write back what the 
       REQUIRE(model.size() == s.gpu.size());
       const double want = written(s.gpu), got = written(model);
       INFO(gpu << " " << s.name << ": GPU " << want << " MiB, model " << got << " MiB");
+      const bool in_bar = std::abs(got - want) <= std::max(1.5, 0.2 * want);
       if (known.count(gpu + " " + s.name)) {
-        CHECK(std::abs(got - want) > 1.5);  // still off: take it off the list when it is not
+        check_known(known, gpu + " " + s.name, in_bar, std::abs(got - want));
         continue;
       }
-      CHECK(std::abs(got - want) <= std::max(1.5, 0.2 * want));
+      CHECK(in_bar);
       // The dirty data left by then stays: the last 4 of C1's 12 passes and
       // the last 2 of C3's 8 write back at most 0.35 MiB on the GPUs.
       const std::size_t settled = s.gpu.size() - (s.shifted ? 2 : 4);
@@ -86,7 +106,7 @@ TEST_CASE("L2 probes: sets and copies, no early write-back, write back what the 
       CHECK(written(model, settled) <= 0.5);
       ++checked;
     }
-    CHECK(checked == (gpu == "h100" ? 23 : 24));
+    CHECK(checked == 23);  // 24 sequences a GPU, one of them a known miss
   }
 }
 
@@ -96,7 +116,9 @@ TEST_CASE("L2 probes: data one SM re-reads misses from about 0.8 of the L2, as o
   // about its own size, not 1.5 times. Every sequence within 15% of the GPU's
   // total reads (measured 2026-11-23: 12.8% at worst, H200 R = 48; a model
   // that keeps the whole home tile recent was 48% to 82% over at R = 32 to
-  // 40 on both GPUs).
+  // 40 on both GPUs). Known miss since 2026-11-29, with 64-way sets: the
+  // H100 at R = 40, 144.0 MiB where the GPU read 122.8.
+  const std::map<std::string, double> known = {{"h100 C2 R=40", 21.5}};
   for (const std::string gpu : {"h200", "h100"}) {
     const DeviceSpec dev = load_device(gpu);
     const auto probes = read_churn_probes((kResults / (gpu + "-2026-11-22-churn-probe.csv")).string());
@@ -107,7 +129,11 @@ TEST_CASE("L2 probes: data one SM re-reads misses from about 0.8 of the L2, as o
       for (const ProbeBytes& k : s.gpu) want += k.read;
       for (const ProbeBytes& k : replay_churn_probe(s, dev, 0.0)) got += k.read;
       INFO(gpu << " " << s.name << ": GPU " << want << " MiB, model " << got << " MiB");
-      CHECK(std::abs(got - want) <= 0.15 * want);
+      const bool in_bar = std::abs(got - want) <= 0.15 * want;
+      if (known.count(gpu + " " + s.name))
+        check_known(known, gpu + " " + s.name, in_bar, std::abs(got - want));
+      else
+        CHECK(in_bar);
       ++checked;
     }
     CHECK(checked == 11);
@@ -122,8 +148,12 @@ TEST_CASE("L2 probes: the reuse probe: read data leaves as on the GPUs and writt
   //  - Written data (U3, U4): the model lets it outstay an LRU, half way to
   //    what the GPUs keep. A ratchet on the summed error over the 26
   //    sequences: 64.0 MiB (H200) and 86.9 (H100) on 2026-11-24, where the
-  //    LRU of fasim before gave 82.5 and 104.4. Lower it when it improves.
-  const std::map<std::string, double> ratchet = {{"h200", 64.5}, {"h100", 87.5}};
+  //    LRU of fasim before gave 82.5 and 104.4; 72.6 and 95.6 with the
+  //    64-way sets of 2026-11-29. Lower it when it improves.
+  //  - Known miss since 2026-11-29: the H100's U1 at B = 20, 9.26 MiB
+  //    where the GPU read 7.22.
+  const std::map<std::string, double> ratchet = {{"h200", 73.0}, {"h100", 96.0}};
+  const std::map<std::string, double> known = {{"h100 U1 B=20", 2.1}};
   for (const std::string gpu : {"h200", "h100"}) {
     const DeviceSpec dev = load_device(gpu);
     const auto probes = read_reuse_probes((kResults / (gpu + "-2026-11-24-reuse-probe.csv")).string());
@@ -137,7 +167,11 @@ TEST_CASE("L2 probes: the reuse probe: read data leaves as on the GPUs and writt
         written_error += std::abs(model.read - s.last_read);
         ++written_seqs;
       } else {
-        CHECK(std::abs(model.read - s.last_read) <= 2.0);
+        const double error = std::abs(model.read - s.last_read);
+        if (known.count(gpu + " " + s.name))
+          check_known(known, gpu + " " + s.name, error <= 2.0, error);
+        else
+          CHECK(error <= 2.0);
         ++read_seqs;
       }
     }
@@ -205,6 +239,14 @@ double total(const std::vector<ProbeBytes>& k, bool writes) {
 }  // namespace
 
 TEST_CASE("L2 probes: data every SM re-reads, replayed with the SM layout measured on the GPUs", "[l2][probes]") {
+  // Known misses since 2026-11-29, with 64-way sets: C6 past the cliff
+  // (H200 R = 32: 100.5 MiB where the GPU read 86.9; H100 R = 28: 97.9
+  // against 83.7), and the write-back of C5 (H200 X = 16, R = 16: 0.90 MiB
+  // against 2.22; H100 X = 8, R = 16: 0.33 against 1.50), as the shortfall.
+  const std::map<std::string, double> known = {{"h200 C6 R=32", 13.8},
+                                               {"h100 C6 R=28", 14.5},
+                                               {"h200 C5 X=16 R=16", 1.35},
+                                               {"h100 C5 X=8 R=16", 1.2}};
   for (const std::string gpu : {"h200", "h100"}) {
     const DeviceSpec dev = load_device(gpu);
     const SmLayout layout = read_sm_layout((kResults / (gpu + "-2026-11-22-sm-partition-probe.txt")).string());
@@ -225,14 +267,21 @@ TEST_CASE("L2 probes: data every SM re-reads, replayed with the SM layout measur
         // Past the cliff (every line in both halves: 2 R > the L2): within
         // 15% with the measured layout. fasim's dealing in turn puts each
         // slice's readers in one half, so fewer copies, and misses less.
-        CHECK(std::abs(got - want) <= 0.15 * want);
+        const bool in_bar = std::abs(got - want) <= 0.15 * want;
+        if (known.count(gpu + " " + s.name))
+          check_known(known, gpu + " " + s.name, in_bar, std::abs(got - want));
+        else
+          CHECK(in_bar);
         CHECK(std::abs(got - want) < std::abs(total(replay_churn_probe(s, dev, 0.0), false) - want));
         ++thrashing;
       }
       if (writes && want > 1.5) {
         // Dirty data pushed out by the copies: the model writes back 0.53 to
         // 0.91 of what the GPUs did (measured 2026-11-22); a ratchet.
-        CHECK(got >= 0.5 * want);
+        if (known.count(gpu + " " + s.name))
+          check_known(known, gpu + " " + s.name, got >= 0.5 * want, want - got);
+        else
+          CHECK(got >= 0.5 * want);
         CHECK(got <= want + 0.5);
         ++writing;
       }
@@ -305,14 +354,15 @@ TEST_CASE("L2 probes: the readers probe: own rows meet a cliff, and chunks dealt
     CHECK(std::abs(level.at("A132" + at).second - level.at("I132" + at).second) <= 1.2);
   }
   // The pattern attention kernels share (own rows): a ratchet on the summed
-  // error over L16 and A132, 44.9 MiB with fasim's 32-way sets on
-  // 2026-11-29. Sharper sets come closer (readers-replay-2026-11-29.cpp:
-  // 27.9 MiB at 64 ways, 19.7 at 128); lower the ratchet when the model does.
+  // error over L16 and A132: 44.9 MiB with fasim's 32-way sets on
+  // 2026-11-29, 27.9 with the 64-way sets it took that day (19.7 at 128
+  // ways, readers-replay-2026-11-29.cpp); lower the ratchet when the model
+  // comes closer.
   double own_rows_error = 0;
   for (const auto& [name, v] : level)
     if (name.rfind("I132", 0) != 0) own_rows_error += std::abs(v.second - v.first);
   INFO("summed error over L16 and A132: " << own_rows_error << " MiB");
-  CHECK(own_rows_error <= 45.5);
+  CHECK(own_rows_error <= 28.5);
 }
 
 TEST_CASE("L2 probes: a readers-probe file that is not one is one clear line", "[l2][probes]") {

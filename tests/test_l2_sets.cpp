@@ -124,10 +124,12 @@ TEST_CASE("SetL2Cache: data written again while in L2 goes back as it ages past 
         CHECK(std::abs(static_cast<double>(back) - expect) <= 1 + 1e-4 * b);
         CHECK(std::abs(back + l2.dirty_bytes() - b) <= 1);  // what did not go back is still dirty
       }
-  // The rule matters where the set is nearly full: at R = 3C/4 the tile
-  // written again goes back several times as often.
-  const double once = 1 - poisson_below(W * (0.75 * C + b) / C, W);
-  const double twice = 1 - poisson_below(W * (0.75 * C + b) / ((1 - kL2RewrittenCleanShare) * C), W);
+  // The rule matters where the set is nearly full: with the devices' ways,
+  // at R = 3C/4 the tile written again goes back more than twice as often.
+  const double Wd = static_cast<double>(kL2Ways);
+  const int w = static_cast<int>(kL2Ways);
+  const double once = 1 - poisson_below(Wd * (0.75 * C + b) / C, w);
+  const double twice = 1 - poisson_below(Wd * (0.75 * C + b) / ((1 - kL2RewrittenCleanShare) * C), w);
   CHECK(twice > 2 * once);
 }
 
@@ -167,7 +169,7 @@ TEST_CASE("SetL2Cache: more ways, a sharper edge at the capacity", "[l2]") {
   CHECK(many.resident(3 * C / 2, 0) < 0.01);
   CHECK(one.resident(C, 0) == 1.0);
   CHECK(one.resident(C + 1, 0) == 0.0);
-  CHECK(kL2Ways == 32);
+  CHECK(kL2Ways == 64);
   // The most ways a profile may give: no underflow (exp(-1024) is 0 in a double).
   SetL2Cache most(C, static_cast<int>(kL2MaxWays));
   CHECK(most.resident(9 * C / 10, 0) > 0.99);

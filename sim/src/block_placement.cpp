@@ -18,15 +18,30 @@ bool takes_first_wave_runs(const DeviceSpec& device, ComputeModel compute, std::
   return !device.l2_first_wave_runs.empty() && compute == ComputeModel::cuda_simt && grid > device.sm_count;
 }
 
+bool takes_small_grid_fill(const DeviceSpec& device, ComputeModel compute, std::int64_t grid) {
+  return !device.l2_small_grid_fill.empty() && compute == ComputeModel::cuda_simt && grid <= device.sm_count;
+}
+
 std::vector<std::int64_t> kernel_sm_partitions(const DeviceSpec& device, ComputeModel compute, std::int64_t grid) {
+  if (takes_small_grid_fill(device, compute, grid)) {
+    std::vector<std::int64_t> of_sm;
+    for (const char half : device.l2_small_grid_fill) of_sm.push_back(half == 'B' ? 1 : 0);
+    return of_sm;
+  }
   if (!takes_first_wave_runs(device, compute, grid)) return {};
   return partitions_from_runs(device.l2_first_wave_runs, device.l2_partitions);
 }
 
 std::string placement_name(const DeviceSpec& device, ComputeModel compute, const std::vector<std::int64_t>& grids) {
   if (device.l2_partitions < 2) return "one L2";
-  for (const std::int64_t g : grids)
-    if (takes_first_wave_runs(device, compute, g)) return "the GPU's first-wave runs";
+  bool runs = false, fill = false;
+  for (const std::int64_t g : grids) {
+    runs = runs || takes_first_wave_runs(device, compute, g);
+    fill = fill || takes_small_grid_fill(device, compute, g);
+  }
+  if (runs && fill) return "the GPU's first-wave runs and small-grid order";
+  if (runs) return "the GPU's first-wave runs";
+  if (fill) return "the GPU's small-grid order";
   return "dealt to the L2 halves in turn";
 }
 

@@ -57,7 +57,8 @@ const std::vector<TableSpec>& schema() {
         {"latency_ns", false, "ns", 1e9},
         {"partitions", true, "count", 1024, true},
         {"ways", true, "count", kL2MaxWays, true},
-        {"first_wave_runs", true, "SMs a run", 4096, true}}},
+        {"first_wave_runs", true, "SMs a run", 4096, true},
+        {"small_grid_fill", false, "letters A or B, one an SM", 4096, true}}},
       {"hbm",
        {{"bytes", true, "bytes", kPiB},
         {"bandwidth_gbps", false, "GB/s", 1e9},
@@ -159,6 +160,20 @@ class Reader {
       check_max(table, key, static_cast<double>(out.back()));
     }
     return out;
+  }
+
+  // An optional string of the letters A and B (the L2 half of each SM in
+  // the order the GPU fills them): empty when left out.
+  std::string halves_or_none(std::string_view table, std::string_view key) const {
+    const auto* tbl = root_.get_as<toml::table>(table);
+    if (!tbl || !tbl->contains(key)) return {};
+    const auto [k, n] = lookup(table, key);
+    const auto* s = n->as_string();
+    if (!s || s->get().empty() || s->get().find_first_not_of("AB") != std::string::npos)
+      fail(k->source(), label(table, key) + " must be a string of the letters A and B, one an SM, e.g. " +
+                            "\"AAAAABBB\", got " + toml_describe(*n));
+    check_max(table, key, static_cast<double>(s->get().size()));
+    return s->get();
   }
 
   // An optional number that may be 0: `fallback` when left out.
@@ -268,6 +283,7 @@ DeviceSpec read_device(const Reader& r) {
   d.l2_partitions = r.integer_or("l2", "partitions", 1);
   d.l2_ways = r.count_or("l2", "ways", kL2Ways);
   d.l2_first_wave_runs = r.integers_or_none("l2", "first_wave_runs");
+  d.l2_small_grid_fill = r.halves_or_none("l2", "small_grid_fill");
 
   d.hbm_bytes = r.integer("hbm", "bytes");
   d.hbm_bandwidth = r.number("hbm", "bandwidth_gbps", 1e9);
@@ -327,6 +343,17 @@ void check_consistency(const Reader& r, const DeviceSpec& d) {
       r.fail(r.pos("l2", "first_wave_runs"), "[l2] first_wave_runs adds up to " + std::to_string(sms) +
                                                  " SMs, but [compute] sm_count is " + std::to_string(d.sm_count) +
                                                  "; the runs must cover every SM once");
+  }
+  if (!d.l2_small_grid_fill.empty()) {
+    if (d.l2_partitions != 2)
+      r.fail(r.pos("l2", "small_grid_fill"), "[l2] small_grid_fill needs [l2] partitions = 2 (got " +
+                                                 std::to_string(d.l2_partitions) +
+                                                 "); A and B name the two halves, so leave it out");
+    if (static_cast<std::int64_t>(d.l2_small_grid_fill.size()) != d.sm_count)
+      r.fail(r.pos("l2", "small_grid_fill"), "[l2] small_grid_fill has " +
+                                                 std::to_string(d.l2_small_grid_fill.size()) +
+                                                 " letters, but [compute] sm_count is " + std::to_string(d.sm_count) +
+                                                 "; give one letter for every SM");
   }
   if (d.l2_bytes % (d.l2_line_bytes * d.l2_partitions) != 0)
     r.fail(r.pos("l2", "bytes"), "[l2] bytes (" + std::to_string(d.l2_bytes) + ") must be a multiple of " + line +

@@ -3,7 +3,7 @@
 //
 // The simulator hands block b of a kernel's first wave to SM b (mod the SM
 // count), so "which partition is SM s next to" is also "which partition does
-// block s of the first wave read through". Two ways to answer:
+// block s of the first wave read through". Three ways to answer:
 //
 //  - dealt in turn: SM s next to partition s mod P, so consecutive blocks
 //    alternate between the partitions. The default, and what a device
@@ -14,13 +14,20 @@
 //    and 18 blocks, then the next partition), not alternating. The few
 //    query blocks that read one head's K and V tiles then mostly sit next
 //    to one partition, so the far partition keeps no copy of those tiles
-//    and the output keeps its room in L2 (placement-rule-2026-11-28.md).
+//    and the output keeps its room in L2 (placement-rule-2026-11-28.md);
+//  - the GPU's order for a grid of one wave or less: the GPU fills SMs in a
+//    fixed order, and a grid of n blocks takes the first n. Which half each
+//    SM of that order sits next to is [l2] small_grid_fill, measured for
+//    every grid of 1 to 132 blocks on an H200 (small-grid-placement-
+//    2026-11-28.md); the splits are the same on an H100 and two other H200s
+//    at the nine sizes measured there (launch-placement-grids-2026-11-25.md).
+//    16 blocks (flash1 with 16 heads) sit 12 + 4, 1 to 9 all next to one
+//    half. The blocks' order within a grid differs from board to board; the
+//    split does not, and the split is what the L2 feels.
 //
-// The simulator uses the GPU's order only where the GPU keeps it: grids
-// larger than the SM count (smaller grids have an order of their own per
-// size, which the model's L2 does not yet follow, launch-placement-grids-
-// 2026-11-25.md) run by the fp32 teaching kernels (ComputeModel::cuda_simt),
-// whose long blocks end in step, so later waves keep the first wave's order.
+// The simulator uses the GPU's order only where the GPU keeps it: grids run
+// by the fp32 teaching kernels (ComputeModel::cuda_simt), whose long blocks
+// end in step, so later waves keep the first wave's order.
 // The tensor-core kernel's short blocks end out of step and its later waves
 // scatter over both partitions (gpu-placement-2026-11-25.md); dealing in
 // turn is the closer picture there, and for the ideal compute model too.
@@ -44,6 +51,11 @@ std::vector<std::int64_t> partitions_from_runs(const std::vector<std::int64_t>& 
 /// device's first-wave runs: cuda_simt kernels with more blocks than SMs,
 /// on a device whose profile has runs.
 bool takes_first_wave_runs(const DeviceSpec& device, ComputeModel compute, std::int64_t grid);
+
+/// @brief Whether a kernel of `grid` blocks priced by `compute` takes the
+/// device's small-grid order: cuda_simt kernels of one wave or less (at most
+/// one block per SM), on a device whose profile has [l2] small_grid_fill.
+bool takes_small_grid_fill(const DeviceSpec& device, ComputeModel compute, std::int64_t grid);
 
 /// @brief The partition next to each SM for a kernel of `grid` blocks priced
 /// by `compute`: the device's first-wave runs where it takes them

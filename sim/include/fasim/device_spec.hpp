@@ -12,11 +12,15 @@
 
 namespace fasim {
 /// @brief Ways of an L2 set, where a device profile does not say ([l2] ways).
-/// A fit, not a datasheet figure (NVIDIA does not publish it): with 16, 32
-/// and 64 ways the H200 sweep (docs/results/h200-2026-11-21-sweep.csv) has
-/// DRAM reads within 10% at 54, 56 and 54 of 60 points (mean error 4.5%,
-/// 2.2%, 3.6%); with one fully associative set, 56 (mean 5.1%, max 80%).
-inline constexpr std::int64_t kL2Ways = 32;
+/// A fit, not a datasheet figure (NVIDIA does not publish it). First 32, on
+/// the H200 sweep alone (docs/results/h200-2026-11-21-sweep.csv: DRAM reads
+/// within 10% at 54, 56 and 54 of 60 points with 16, 32 and 64 ways). Since
+/// 2026-11-29, 64: with small grids placed as the GPUs place them
+/// (block_placement.hpp), the sharper edge fits flash1 at the L2's size and
+/// the GPU's own-rows re-reads (docs/results/readers-2026-11-29.md). Over
+/// the 29 recorded sets CI holds, DRAM writes in bar went from 467 to 483 of
+/// 700, reads from 658 to 654 (small-grid-placement-2026-11-28.md).
+inline constexpr std::int64_t kL2Ways = 64;
 /// @brief The most ways a profile may give: beyond it, a set is as good as
 /// fully associative (0 ways), and its table of chances costs more to build.
 inline constexpr std::int64_t kL2MaxWays = 1024;
@@ -59,6 +63,12 @@ struct DeviceSpec {
   /// next, in runs of these many blocks (summing to sm_count). Empty: blocks
   /// dealt to the partitions in turn (see block_placement.hpp)
   std::vector<std::int64_t> l2_first_wave_runs;
+  /// The GPU's order for grids of one wave or less ([l2] small_grid_fill,
+  /// default none): one letter an SM, the L2 half next to the SM the GPU
+  /// fills k-th, A the first SM's half and B the other (two partitions
+  /// only). A grid of n blocks sits next to the halves of the first n
+  /// letters. Empty: dealt in turn (see block_placement.hpp)
+  std::string l2_small_grid_fill;
 
   // HBM
   std::int64_t hbm_bytes = 0;  ///< HBM capacity in bytes (the largest workload that fits)
