@@ -266,10 +266,23 @@ TEST_CASE("recorded runs: shapes held out from the GPUs' small-grid halves and 6
   // 8 to 24 heads, chosen where it and fasim predicted DRAM bytes 1.2 to 6
   // times apart, and controls (flash1 with more blocks than SMs, flash2,
   // naive); 4 placements a point. DRAM in bar, reads / writes: fasim 14 / 11
-  // of 27, the candidate 15 / 12. Not kept: 64-way sets break the L2
-  // microbenchmarks (test_l2_probes.cpp). The ratchet holds fasim as it is.
+  // of 27, the candidate 15 / 12. Not kept then: 64-way sets break the L2
+  // microbenchmarks (test_l2_probes.cpp). Taken on 2026-11-29 with every
+  // grid size's measured order (the next test): 15 / 11.
   check_ratchet({"h200-2026-11-28-small-grid-holdout.csv", "h200-2026-11-22-measured.toml",
                  "h200-2026-11-28-small-grid-holdout-misses.csv", 27});
+}
+
+TEST_CASE("recorded runs: flash1 shapes held out from the small-grid order fasim took", "[fidelity]") {
+  // 18 flash1 points recorded on an H200 on 2026-11-29, after fasim took the
+  // GPUs' small-grid order and 64-way sets and before anything was chosen on
+  // them (docs/results/small-grid-placement-2026-11-28.md, its last
+  // section): 10 to 28 heads near the L2's size, grids that sit 9 + 1 to
+  // 17 + 11 next to the two halves; 4 placements a point. DRAM in bar,
+  // reads / writes: fasim before the change 0 / 1 of 18 (mean error 42%,
+  // 46%), after 8 / 10 (20%, 17%).
+  check_ratchet({"h200-2026-11-29-small-grid-fill-holdout.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-29-small-grid-fill-holdout-misses.csv", 18});
 }
 
 TEST_CASE("recorded runs: the issue-4 sweep recorded again two days later on both GPUs", "[fidelity][slow]") {

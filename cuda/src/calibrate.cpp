@@ -55,10 +55,13 @@ void measure_background_writes(Calibration& c, double work, const std::function<
 
 void copy_stock_placement(Calibration& c) {
   c.first_wave_runs.clear();
+  c.small_grid_fill.clear();
   if (c.stock.empty()) return;
   const DeviceSpec stock = load_device(c.stock);
-  if (stock.sm_count == c.sm_count && stock.l2_partitions == c.l2_partitions)
+  if (stock.sm_count == c.sm_count && stock.l2_partitions == c.l2_partitions) {
     c.first_wave_runs = stock.l2_first_wave_runs;
+    c.small_grid_fill = stock.l2_small_grid_fill;
+  }
 }
 
 Calibration calibrate(const CalibrateOptions& options, const std::function<void(std::string_view)>& progress) {

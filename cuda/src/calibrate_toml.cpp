@@ -226,6 +226,10 @@ const char* const kFirstWaveHow =
     "(launch-placement probe on an H100 and an H200, docs/results/launch-placement-2026-11-23.md; not measured by "
     "calibrate)";
 
+const char* const kSmallGridHow =
+    "the L2 half next to the SM a grid of one wave fills k-th, A the first (launch-placement probe on every grid "
+    "of 1 to 132 blocks, H200, docs/results/small-grid-placement-2026-11-28.md; not measured by calibrate)";
+
 std::string runs_text(const std::vector<std::int64_t>& runs) {
   std::string t;
   for (const std::int64_t r : runs) t += (t.empty() ? "" : ", ") + std::to_string(r);
@@ -308,6 +312,9 @@ std::string device_toml(const Calibration& c) {
     if (f.key == "l2.partitions" && !c.first_wave_runs.empty())
       os << "# copied by " << one_line(on) << ", from the stock profile " << one_line(c.stock) << ": "
          << kFirstWaveHow << "\nfirst_wave_runs = [" << runs_text(c.first_wave_runs) << "]\n";
+    if (f.key == "l2.partitions" && !c.small_grid_fill.empty())
+      os << "# copied by " << one_line(on) << ", from the stock profile " << one_line(c.stock) << ": "
+         << kSmallGridHow << "\nsmall_grid_fill = \"" << c.small_grid_fill << "\"\n";
   }
   return os.str();
 }
@@ -340,6 +347,9 @@ std::string figures_table(const Calibration& c, const DeviceSpec* stock) {
   os << "\nhow each figure was found\n";
   for (const Figure& f : figs) os << "  " << (f.toml ? f.key : f.label) << ": " << f.how << "\n";
   if (!c.first_wave_runs.empty()) os << "  l2.first_wave_runs: from the stock profile " << c.stock << ": " << kFirstWaveHow << "\n";
+  if (!c.small_grid_fill.empty())
+    os << "  l2.small_grid_fill: from the stock profile " << c.stock << " (" << c.small_grid_fill.size()
+       << " letters, not shown): " << kSmallGridHow << "\n";
   return os.str();
 }
 
@@ -366,6 +376,7 @@ nlohmann::json to_json(const Calibration& c, const DeviceSpec* stock) {
           {"runs", c.runs},
           {"warmup", c.warmup},
           {"first_wave_runs", c.first_wave_runs},  // from the stock profile (kFirstWaveHow)
+          {"small_grid_fill", c.small_grid_fill},  // from the stock profile (kSmallGridHow)
           {"figures", figs}};
 }
 

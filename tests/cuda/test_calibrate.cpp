@@ -119,6 +119,7 @@ TEST_CASE("calibrate: the TOML written parses with the measured figures", "[cali
 TEST_CASE("calibrate: the first wave's block order comes from the stock profile, and says so", "[calibrate]") {
   cuda::Calibration c = synthetic();
   CHECK(cuda::device_toml(c).find("first_wave_runs") == std::string::npos);  // none copied: none written
+  CHECK(cuda::device_toml(c).find("small_grid_fill") == std::string::npos);
   c.l2_partitions = 2;            // as calibrate says from sm_80 on
   cuda::copy_stock_placement(c);  // an H100 of 132 SMs and 2 partitions: the stock profile's runs
   REQUIRE(c.first_wave_runs == load_device("h100").l2_first_wave_runs);
@@ -135,10 +136,19 @@ TEST_CASE("calibrate: the first wave's block order comes from the stock profile,
   CHECK(row < table.find("not in the TOML:"));
   CHECK(table.find("16, 48, 50, 18", row) < table.find('\n', row));
   CHECK(cuda::to_json(c, nullptr)["first_wave_runs"] == nlohmann::json(c.first_wave_runs));
+  // The small grids' order comes along on the same terms.
+  REQUIRE(c.small_grid_fill == load_device("h100").l2_small_grid_fill);
+  REQUIRE(c.small_grid_fill.size() == 132);
+  CHECK(parse_device(text, "x.toml").l2_small_grid_fill == c.small_grid_fill);
+  CHECK(text.find("from the stock profile h100: the L2 half next to the SM a grid of one wave fills") !=
+        std::string::npos);
+  CHECK(table.find("l2.small_grid_fill: from the stock profile h100 (132 letters, not shown)") != std::string::npos);
+  CHECK(cuda::to_json(c, nullptr)["small_grid_fill"] == c.small_grid_fill);
   // Another layout of SMs (a cut-down part), one partition, or no stock profile: nothing copied.
   c.sm_count = 114;
   cuda::copy_stock_placement(c);
   CHECK(c.first_wave_runs.empty());
+  CHECK(c.small_grid_fill.empty());
   c = synthetic();
   c.l2_partitions = 1;
   cuda::copy_stock_placement(c);

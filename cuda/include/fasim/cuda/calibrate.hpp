@@ -111,6 +111,9 @@ struct Calibration {
   /// the first wave's block order ([l2] first_wave_runs), when the stock
   /// profile has one and the same SM count and partitions; else empty
   std::vector<std::int64_t> first_wave_runs;
+  /// the order a grid of one wave fills SMs next to the halves ([l2]
+  /// small_grid_fill), on the same terms
+  std::string small_grid_fill;
 
   // Measured
   double clock_ghz = 0;          ///< SM clock during the FP32 benchmark
