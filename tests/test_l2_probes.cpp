@@ -28,6 +28,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 
 #include "fasim/device_spec.hpp"
@@ -61,13 +62,22 @@ void check_rejects(const test::ScratchDir& dir, Read read, const std::vector<Bad
   }
 }
 
-// A known miss (see the top of this file): the sequence named is still out
-// of its bar (`in_bar` false) and its error `error` no more than `worst`.
-void check_known(const std::map<std::string, double>& known, const std::string& name, bool in_bar, double error) {
-  INFO(name << " is a known miss, error " << error << " MiB, at most " << known.at(name));
-  CHECK_FALSE(in_bar);
-  CHECK(error <= known.at(name));
-}
+// Known misses (see the top of this file): name -> the largest error it may
+// have. `seen` collects the names met, so a test can check that every entry
+// still names a recorded sequence.
+struct KnownMisses {
+  std::map<std::string, double> worst;
+  std::set<std::string> seen;
+  bool has(const std::string& name) const { return worst.count(name) > 0; }
+  // The sequence named is still out of its bar and its error within bound.
+  void check(const std::string& name, bool in_bar, double error) {
+    INFO(name << " is a known miss, error " << error << " MiB, at most " << worst.at(name));
+    CHECK_FALSE(in_bar);
+    CHECK(error <= worst.at(name));
+    seen.insert(name);
+  }
+  bool all_seen() const { return seen.size() == worst.size(); }
+};
 
 double written(const std::vector<ProbeBytes>& k, std::size_t from = 0) {
   double sum = 0;
@@ -82,7 +92,7 @@ TEST_CASE("L2 probes: sets and copies, no early write-back, write back what the 
   // known misses: the H100 wrote back 3.1 MiB of X = 8 while reading R = 16
   // (more than at R = 20, 0.6 MiB), where the model writes none; and with
   // 64-way sets the H200's C3 at X = 16, R = 20 writes back 3.6 MiB, not 5.3.
-  const std::map<std::string, double> known = {{"h100 C1 X=8 R=16", 3.2}, {"h200 C3 X=16 R=20", 1.75}};
+  KnownMisses known{{{"h100 C1 X=8 R=16", 3.2}, {"h200 C3 X=16 R=20", 1.75}}, {}};
   for (const std::string gpu : {"h200", "h100"}) {
     const DeviceSpec dev = load_device(gpu);
     const auto probes = read_churn_probes((kResults / (gpu + "-2026-11-22-churn-probe.csv")).string());
@@ -94,8 +104,8 @@ TEST_CASE("L2 probes: sets and copies, no early write-back, write back what the 
       const double want = written(s.gpu), got = written(model);
       INFO(gpu << " " << s.name << ": GPU " << want << " MiB, model " << got << " MiB");
       const bool in_bar = std::abs(got - want) <= std::max(1.5, 0.2 * want);
-      if (known.count(gpu + " " + s.name)) {
-        check_known(known, gpu + " " + s.name, in_bar, std::abs(got - want));
+      if (known.has(gpu + " " + s.name)) {
+        known.check(gpu + " " + s.name, in_bar, std::abs(got - want));
         continue;
       }
       CHECK(in_bar);
@@ -108,6 +118,7 @@ TEST_CASE("L2 probes: sets and copies, no early write-back, write back what the 
     }
     CHECK(checked == 23);  // 24 sequences a GPU, one of them a known miss
   }
+  CHECK(known.all_seen());
 }
 
 TEST_CASE("L2 probes: data one SM re-reads misses from about 0.8 of the L2, as on the GPUs", "[l2][probes]") {
@@ -118,7 +129,7 @@ TEST_CASE("L2 probes: data one SM re-reads misses from about 0.8 of the L2, as o
   // that keeps the whole home tile recent was 48% to 82% over at R = 32 to
   // 40 on both GPUs). Known miss since 2026-11-29, with 64-way sets: the
   // H100 at R = 40, 144.0 MiB where the GPU read 122.8.
-  const std::map<std::string, double> known = {{"h100 C2 R=40", 21.5}};
+  KnownMisses known{{{"h100 C2 R=40", 21.5}}, {}};
   for (const std::string gpu : {"h200", "h100"}) {
     const DeviceSpec dev = load_device(gpu);
     const auto probes = read_churn_probes((kResults / (gpu + "-2026-11-22-churn-probe.csv")).string());
@@ -130,14 +141,15 @@ TEST_CASE("L2 probes: data one SM re-reads misses from about 0.8 of the L2, as o
       for (const ProbeBytes& k : replay_churn_probe(s, dev, 0.0)) got += k.read;
       INFO(gpu << " " << s.name << ": GPU " << want << " MiB, model " << got << " MiB");
       const bool in_bar = std::abs(got - want) <= 0.15 * want;
-      if (known.count(gpu + " " + s.name))
-        check_known(known, gpu + " " + s.name, in_bar, std::abs(got - want));
+      if (known.has(gpu + " " + s.name))
+        known.check(gpu + " " + s.name, in_bar, std::abs(got - want));
       else
         CHECK(in_bar);
       ++checked;
     }
     CHECK(checked == 11);
   }
+  CHECK(known.all_seen());
 }
 
 TEST_CASE("L2 probes: the reuse probe: read data leaves as on the GPUs and written data stays longer", "[l2][probes]") {
@@ -153,7 +165,7 @@ TEST_CASE("L2 probes: the reuse probe: read data leaves as on the GPUs and writt
   //  - Known miss since 2026-11-29: the H100's U1 at B = 20, 9.26 MiB
   //    where the GPU read 7.22.
   const std::map<std::string, double> ratchet = {{"h200", 73.0}, {"h100", 96.0}};
-  const std::map<std::string, double> known = {{"h100 U1 B=20", 2.1}};
+  KnownMisses known{{{"h100 U1 B=20", 2.1}}, {}};
   for (const std::string gpu : {"h200", "h100"}) {
     const DeviceSpec dev = load_device(gpu);
     const auto probes = read_reuse_probes((kResults / (gpu + "-2026-11-24-reuse-probe.csv")).string());
@@ -168,8 +180,8 @@ TEST_CASE("L2 probes: the reuse probe: read data leaves as on the GPUs and writt
         ++written_seqs;
       } else {
         const double error = std::abs(model.read - s.last_read);
-        if (known.count(gpu + " " + s.name))
-          check_known(known, gpu + " " + s.name, error <= 2.0, error);
+        if (known.has(gpu + " " + s.name))
+          known.check(gpu + " " + s.name, error <= 2.0, error);
         else
           CHECK(error <= 2.0);
         ++read_seqs;
@@ -180,6 +192,7 @@ TEST_CASE("L2 probes: the reuse probe: read data leaves as on the GPUs and writt
     CHECK(read_seqs == 26);
     CHECK(written_seqs == 26);
   }
+  CHECK(known.all_seen());
 }
 
 TEST_CASE("L2 probes: a reuse-probe file that is not one is one clear line", "[l2][probes]") {
@@ -243,10 +256,8 @@ TEST_CASE("L2 probes: data every SM re-reads, replayed with the SM layout measur
   // (H200 R = 32: 100.5 MiB where the GPU read 86.9; H100 R = 28: 97.9
   // against 83.7), and the write-back of C5 (H200 X = 16, R = 16: 0.90 MiB
   // against 2.22; H100 X = 8, R = 16: 0.33 against 1.50), as the shortfall.
-  const std::map<std::string, double> known = {{"h200 C6 R=32", 13.8},
-                                               {"h100 C6 R=28", 14.5},
-                                               {"h200 C5 X=16 R=16", 1.35},
-                                               {"h100 C5 X=8 R=16", 1.2}};
+  KnownMisses known{
+      {{"h200 C6 R=32", 13.8}, {"h100 C6 R=28", 14.5}, {"h200 C5 X=16 R=16", 1.35}, {"h100 C5 X=8 R=16", 1.2}}, {}};
   for (const std::string gpu : {"h200", "h100"}) {
     const DeviceSpec dev = load_device(gpu);
     const SmLayout layout = read_sm_layout((kResults / (gpu + "-2026-11-22-sm-partition-probe.txt")).string());
@@ -268,8 +279,8 @@ TEST_CASE("L2 probes: data every SM re-reads, replayed with the SM layout measur
         // 15% with the measured layout. fasim's dealing in turn puts each
         // slice's readers in one half, so fewer copies, and misses less.
         const bool in_bar = std::abs(got - want) <= 0.15 * want;
-        if (known.count(gpu + " " + s.name))
-          check_known(known, gpu + " " + s.name, in_bar, std::abs(got - want));
+        if (known.has(gpu + " " + s.name))
+          known.check(gpu + " " + s.name, in_bar, std::abs(got - want));
         else
           CHECK(in_bar);
         CHECK(std::abs(got - want) < std::abs(total(replay_churn_probe(s, dev, 0.0), false) - want));
@@ -278,8 +289,8 @@ TEST_CASE("L2 probes: data every SM re-reads, replayed with the SM layout measur
       if (writes && want > 1.5) {
         // Dirty data pushed out by the copies: the model writes back 0.53 to
         // 0.91 of what the GPUs did (measured 2026-11-22); a ratchet.
-        if (known.count(gpu + " " + s.name))
-          check_known(known, gpu + " " + s.name, got >= 0.5 * want, want - got);
+        if (known.has(gpu + " " + s.name))
+          known.check(gpu + " " + s.name, got >= 0.5 * want, want - got);
         else
           CHECK(got >= 0.5 * want);
         CHECK(got <= want + 0.5);
@@ -289,6 +300,7 @@ TEST_CASE("L2 probes: data every SM re-reads, replayed with the SM layout measur
     CHECK(thrashing == (gpu == "h100" ? 4 : 3));
     CHECK(writing == (gpu == "h100" ? 10 : 8));
   }
+  CHECK(known.all_seen());
 }
 
 TEST_CASE("L2 probes: an SM layout file that is not what the SM-partition probe prints is one clear line", "[l2][probes]") {
