@@ -309,12 +309,14 @@ std::string device_toml(const Calibration& c) {
     }
     os << one_line(f.how) << "\n";
     os << key << " = " << toml_number(f) << "\n";
-    if (f.key == "l2.partitions" && !c.first_wave_runs.empty())
-      os << "# copied by " << one_line(on) << ", from the stock profile " << one_line(c.stock) << ": "
-         << kFirstWaveHow << "\nfirst_wave_runs = [" << runs_text(c.first_wave_runs) << "]\n";
-    if (f.key == "l2.partitions" && !c.small_grid_fill.empty())
-      os << "# copied by " << one_line(on) << ", from the stock profile " << one_line(c.stock) << ": "
-         << kSmallGridHow << "\nsmall_grid_fill = \"" << c.small_grid_fill << "\"\n";
+    if (f.key != "l2.partitions") continue;
+    // The block order is copied from the stock profile, not measured: say so above each line.
+    auto copied = [&](const char* how, const std::string& line) {
+      os << "# copied by " << one_line(on) << ", from the stock profile " << one_line(c.stock) << ": " << how << "\n"
+         << line << "\n";
+    };
+    if (!c.first_wave_runs.empty()) copied(kFirstWaveHow, "first_wave_runs = [" + runs_text(c.first_wave_runs) + "]");
+    if (!c.small_grid_fill.empty()) copied(kSmallGridHow, "small_grid_fill = \"" + c.small_grid_fill + "\"");
   }
   return os.str();
 }
