@@ -301,6 +301,20 @@ TEST_CASE("recorded runs: the issue-4 sweep recorded again two days later on bot
     check_ratchet(set);
 }
 
+TEST_CASE("recorded runs: the H200 sweep on 2026-11-28 and, after the 64-way sets, on 2026-11-29", "[fidelity][slow]") {
+  // The same 60 points on two more days (gpu-check.sh's compare stage, 1
+  // placement, 5 counter ranges), predicted with the 2026-11-22 profile.
+  // 2026-11-28 (session 40) was recorded before the small-grid order and the
+  // 64-way sets; 2026-11-29 (session 46) after them, so nothing was chosen on
+  // it. With today's model: DRAM reads 58 and 58 of 60, writes 45 and 47.
+  for (const RecordedSet& set :
+       {RecordedSet{"h200-2026-11-28-sweep-s40.csv", "h200-2026-11-22-measured.toml",
+                    "h200-2026-11-28-sweep-s40-misses.csv", 60},
+        RecordedSet{"h200-2026-11-29-sweep-s46.csv", "h200-2026-11-22-measured.toml",
+                    "h200-2026-11-29-sweep-s46-misses.csv", 60}})
+    check_ratchet(set);
+}
+
 TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of the buffers", "[fidelity][slow]") {
   // The same 60 points as h200-2026-11-22-sweep.csv, each counted in 8
   // placements (fasim compare --placements 8; placements8-2026-11-23.sh).
