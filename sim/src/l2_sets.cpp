@@ -176,12 +176,7 @@ void SetL2Cache::use(Lru::iterator it) {
 }
 
 SetL2Cache::Lru::iterator SetL2Cache::insert(const TileKey& key, std::int64_t bytes) {
-  if (spare_.empty()) {
-    near_.push_front(Entry{.key = key, .bytes = bytes});
-  } else {  // reuse a dropped tile's node: no allocation
-    near_.splice(near_.begin(), spare_, spare_.begin());
-    near_.front() = Entry{.key = key, .bytes = bytes};
-  }
+  near_.push_front(Entry{.key = key, .bytes = bytes});
   index_.insert(key, near_.begin());
   near_bytes_ += bytes;
   return near_.begin();
@@ -214,7 +209,7 @@ void SetL2Cache::sweep() {
     fen_add(e.stamp, -e.bytes);
     far_bytes_ -= e.bytes;
     index_.erase(e.key);
-    spare_.splice(spare_.begin(), far_, std::prev(far_.end()));
+    far_.pop_back();
   }
   if (near_.empty() && far_.empty()) dirty_ = 0;
 }
@@ -372,11 +367,11 @@ void SetL2Cache::drop(const TileKey& key) {
   unlist_dirty(e);
   if (e.near) {
     near_bytes_ -= e.bytes;
-    spare_.splice(spare_.begin(), near_, it);
+    near_.erase(it);
   } else {
     fen_add(e.stamp, -e.bytes);
     far_bytes_ -= e.bytes;
-    spare_.splice(spare_.begin(), far_, it);
+    far_.erase(it);
   }
 }
 

@@ -180,10 +180,6 @@ class SetL2Cache {
   // tiles, at most sure_bytes_ of them: surely in L2 and surely still dirty.
   // far_ the rest, numbered by a Fenwick tree to count bytes used since.
   Lru near_, far_;
-  // Nodes of dropped tiles, kept for insert() to reuse: a large run drops a
-  // tile and inserts it again over a million times (flash2, N = 131072, 16
-  // heads, on the H200), and no node is freed or allocated for it.
-  Lru spare_;
   std::int64_t near_bytes_ = 0, far_bytes_ = 0;
   std::int64_t sure_bytes_ = 0;
   TileMap<Lru::iterator> index_;
