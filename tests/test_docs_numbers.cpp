@@ -76,6 +76,30 @@ TEST_CASE("README: the fit table is what the model gives today", "[fidelity][doc
   CHECK(rows == 7);  // every metric of fidelity.hpp, once
 }
 
+TEST_CASE("README: the held-out sweep's sentence is what the model gives today", "[fidelity][docs][slow]") {
+  std::ifstream in(kRoot / "README.md");
+  REQUIRE(in);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  RecordedSelection sel;
+  sel.csv = (kRoot / "docs" / "results" / "h200-2026-11-29-sweep-s46.csv").string();
+  sel.device = (kRoot / "docs" / "results" / "h200-2026-11-22-measured.toml").string();
+  RecordedFits cache;
+  const nlohmann::json& f = cache.get(sel)["fit"];
+  char want[128];
+  std::snprintf(want, sizeof want, "reads %d / %d and writes %d / %d with the same model",
+                f["dram_read_bytes"]["in_bar"].get<int>(), f["dram_read_bytes"]["points"].get<int>(),
+                f["dram_write_bytes"]["in_bar"].get<int>(), f["dram_write_bytes"]["points"].get<int>());
+  // The README wraps lines: compare with runs of white space folded to one space.
+  std::string folded;
+  for (const char ch : text) {
+    const char c = ch == '\n' ? ' ' : ch;
+    if (c == ' ' && !folded.empty() && folded.back() == ' ') continue;
+    folded += c;
+  }
+  INFO(want);
+  CHECK(folded.find(want) != std::string::npos);
+}
+
 TEST_CASE("timing-model.md: the time-fit table is what the model gives today", "[fidelity][docs][slow]") {
   // Rows: | name: `FILE.csv` | `PROFILE.toml` | in bar | mean error | largest |
   std::ifstream in(kRoot / "docs" / "timing-model.md");
