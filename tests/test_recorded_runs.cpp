@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -369,6 +370,47 @@ TEST_CASE("fidelity: a recorded point is predicted as fasim run predicts it", "[
   CHECK(reps[0].predicted[0] == 2.0 * (256 * 64 * 2 + 4 * 2 * 256 * 64 * 2));
   // Recorded as measured: 2 bytes and 2 s. All seven metrics miss, HBM included.
   CHECK(find_misses(reps).size() == kMetricCount);
+}
+
+TEST_CASE("fidelity: predicted DRAM reads of a cold CUDA run add the kernels' code, fetched once", "[fidelity]") {
+  // docs/results/code-fetch-2026-11-29.md: the medians of what the recorded
+  // cold runs that fit in L2 read beyond their data, by kernel family.
+  const DeviceSpec d = load_device("h200");
+  const Workload w{.batch = 1, .heads = 4, .N = 1024, .d = 64, .dtype = DType::fp32};
+  const auto dram_read = static_cast<std::size_t>(Metric::dram_read_bytes);
+  auto sim = [&](Algo algo, DType dtype, ComputeModel compute, L2Start l2) {
+    Workload x = w;
+    x.dtype = dtype;
+    auto s = std::make_unique<Simulation>(d, x, Mapping{.algo = algo, .br = 64, .bc = 64},
+                                          SimOptions{.numerics = false, .l2 = l2, .compute = compute});
+    s->run();
+    return s;
+  };
+  struct Case {
+    Algo algo;
+    DType dtype;
+    ComputeModel compute;
+    double kib;
+  };
+  for (const Case& c : {Case{Algo::flash2, DType::fp32, ComputeModel::cuda_simt, 280},
+                        Case{Algo::flash1, DType::fp32, ComputeModel::cuda_simt, 220},
+                        Case{Algo::naive, DType::fp32, ComputeModel::cuda_simt, 240},
+                        Case{Algo::flash2, DType::fp16, ComputeModel::cuda_mma, 72}}) {
+    INFO(name(c.algo) << " " << name(c.dtype));
+    const auto cold = sim(c.algo, c.dtype, c.compute, L2Start::cold);
+    CHECK(code_fetch_bytes(*cold) == c.kib * 1024);
+    const double misses = static_cast<double>(cold->ledger().cache_total().dram_read_bytes);
+    CHECK(predicted_metrics(*cold)[dram_read] == misses + c.kib * 1024);
+    // The ledger is the algorithm's traffic: the code is only in the prediction.
+    for (std::size_t i = 0; i < kMetricCount; ++i)
+      if (i != dram_read) CHECK(predicted_metrics(*cold)[i] == predicted_metrics(*sim(c.algo, c.dtype, c.compute, L2Start::cold))[i]);
+    // A warm run's warm-up launch left the code in L2.
+    const auto warm = sim(c.algo, c.dtype, c.compute, L2Start::warm);
+    CHECK(code_fetch_bytes(*warm) == 0);
+    CHECK(predicted_metrics(*warm)[dram_read] == static_cast<double>(warm->ledger().cache_total().dram_read_bytes));
+  }
+  // The ideal compute model runs no CUDA kernel.
+  CHECK(code_fetch_bytes(*sim(Algo::flash2, DType::fp16, ComputeModel::ideal, L2Start::cold)) == 0);
 }
 
 TEST_CASE("fidelity: predicted DRAM writes are the kernel's plus the GPU's background over the predicted time",

@@ -181,6 +181,7 @@ struct Comparison {
   Row fabric;             // bytes between the L2 halves (lts__t_sectors_srcunit_ltcfabric)
   double predicted_seconds = 0;
   double predicted_background_write_bytes = 0;  ///< of the predicted DRAM writes: the GPU's own
+  double predicted_code_fetch_bytes = 0;        ///< of the predicted DRAM reads: the kernels' code
   std::string predicted_bound;
   std::string predicted_occupancy;  ///< blocks per SM of each simulated kernel, "2" or "4, 8, 2"
   const Row& row(Metric m) const { return rows[at(m)]; }
@@ -245,6 +246,7 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
   cmp.fabric = counted(fabric, [](const cuda::HwCounters& h) { return h.l2_fabric_bytes(); });
   cmp.predicted_seconds = sim.time().seconds;
   cmp.predicted_background_write_bytes = background_write_bytes(sim);
+  cmp.predicted_code_fetch_bytes = code_fetch_bytes(sim);
   cmp.predicted_bound = std::string(name(sim.time().bound));
   for (const KernelTime& k : sim.time().kernels)
     cmp.predicted_occupancy += (cmp.predicted_occupancy.empty() ? "" : ", ") + std::to_string(k.blocks_per_sm);
@@ -301,8 +303,11 @@ void print_table(std::ostream& os, const Comparison& cmp) {
   line(cmp.fabric);
   os << "\n  error = (predicted - measured) / measured. HBM: the kernel's own counters, which must equal the\n"
         "  simulator's exactly. L2: sectors between the SMs and L2 x 32 B (l1tex__m_xbar2l1tex/l1tex2xbar). DRAM:\n"
-        "  dram__bytes; written data still in L2 at the end is in neither, and the predicted writes include\n"
-        "  the GPU's background writes ("
+        "  dram__bytes; written data still in L2 at the end is in neither, the predicted reads include the\n"
+        "  kernels' code a cold run fetches ("
+     << with_commas(static_cast<std::int64_t>(std::llround(cmp.predicted_code_fetch_bytes)))
+     << " B; docs/results/code-fetch-2026-11-29.md), and the predicted writes the GPU's background\n"
+        "  writes ("
      << with_commas(static_cast<std::int64_t>(std::llround(cmp.predicted_background_write_bytes))) << " B: [hbm] "
         "background_write_mib_per_s x predicted time).\n"
         "  L2 fabric: sectors one L2 half read or wrote in the other x 32 B (lts__t_sectors_srcunit_ltcfabric);\n"
@@ -356,6 +361,7 @@ nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
           {"hbm_exact", cmp.hbm_exact()},
           {"predicted_bound", cmp.predicted_bound},
           {"predicted_background_write_bytes", cmp.predicted_background_write_bytes},
+          {"predicted_code_fetch_bytes", cmp.predicted_code_fetch_bytes},
           {"rows", rows},
           {"measurement", cuda::to_json(m)}};
 }

@@ -62,13 +62,31 @@ double background_write_bytes(const Simulation& sim) {
   return std::round(pieces) * kBackgroundPieceBytes;
 }
 
+double code_fetch_bytes(const Simulation& sim) {
+  if (sim.options().l2 != L2Start::cold) return 0;
+  constexpr double KiB = 1024;
+  switch (sim.options().compute) {
+    case ComputeModel::ideal: return 0;
+    case ComputeModel::cuda_mma: return 72 * KiB;
+    case ComputeModel::cuda_simt: break;
+  }
+  switch (sim.mapping().algo) {
+    case Algo::naive: return 240 * KiB;
+    case Algo::flash1: return 220 * KiB;
+    case Algo::flash2: return 280 * KiB;
+    case Algo::decode: return 0;  // no CUDA kernel of its own
+  }
+  return 0;
+}
+
 MetricValues predicted_metrics(const Simulation& sim) {
   const Traffic hbm = sim.ledger().hbm_total();
   const CacheTraffic c = sim.ledger().cache_total();
+  const double dram_read = static_cast<double>(c.dram_read_bytes) + code_fetch_bytes(sim);
   const double dram_written = static_cast<double>(c.dram_write_bytes) + background_write_bytes(sim);
   return {static_cast<double>(hbm.read_bytes),    static_cast<double>(hbm.write_bytes),
           static_cast<double>(c.l2_read_bytes),   static_cast<double>(c.l2_write_bytes),
-          static_cast<double>(c.dram_read_bytes), dram_written,
+          dram_read,                              dram_written,
           sim.time().seconds};
 }
 

@@ -53,8 +53,21 @@ inline constexpr double kBackgroundPieceBytes = 256.0 * 1024;
 /// not cause them, so the ledger leaves them out.
 double background_write_bytes(const Simulation& sim);
 
+/// @brief DRAM bytes a cold run reads that are not data: the kernels' own
+/// instructions. The first launch of a kernel after the L2 flush fetches its
+/// code through L2 from DRAM, once (code-fetch-2026-11-29.md: four kernels
+/// that move the same 64 KiB and run 0.4 to 385 KiB of code read that much
+/// more, to within 2%). The bytes are what the recorded cold runs that fit in
+/// L2 read beyond their data, the median by kernel family (less than the
+/// kernels' .text: only the code a shape runs is fetched): flash2 fp32 280
+/// KiB, flash1 220, naive's three kernels 240, the tensor-core flash2 72.
+/// Zero with a warm L2 (the warm-up launch left the code there) and for
+/// the ideal compute model, which runs no CUDA kernel.
+double code_fetch_bytes(const Simulation& sim);
+
 /// @brief The predicted value of every metric of a finished simulation, as the
-/// GPU's counters would see it: DRAM writes are the kernel's write-backs plus
+/// GPU's counters would see it: DRAM reads are the kernels' misses plus
+/// code_fetch_bytes(sim), DRAM writes their write-backs plus
 /// background_write_bytes(sim).
 MetricValues predicted_metrics(const Simulation& sim);
 
