@@ -302,6 +302,15 @@ TEST_CASE("recorded runs: the issue-4 sweep recorded again two days later on bot
     check_ratchet(set);
 }
 
+TEST_CASE("recorded runs: the code-fetch hold-out, recorded after the code joined the predicted reads", "[fidelity]") {
+  // docs/results/code-fetch-2026-11-29.md, last section: 11 shapes that fit
+  // in L2, each kernel family, recorded after fasim compare began adding the
+  // kernels' code to a cold run's DRAM reads. Reads: mean error 2.9%
+  // without the code, 0.3% with it (largest 1.6%).
+  check_ratchet({"h200-2026-11-29-code-fetch-holdout.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-29-code-fetch-holdout-misses.csv", 11});
+}
+
 TEST_CASE("recorded runs: the H200 sweep on 2026-11-28 and, after the 64-way sets, on 2026-11-29", "[fidelity][slow]") {
   // The same 60 points on two more days (gpu-check.sh's compare stage, 1
   // placement, 5 counter ranges), predicted with the 2026-11-22 profile.
