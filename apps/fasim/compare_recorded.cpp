@@ -76,6 +76,12 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
           std::printf("  %s - %s", shown(*point.measured_min[i]).c_str(), shown(*point.measured_max[i]).c_str());
         std::printf("\n");
       }
+      std::cout << "\n  predicted DRAM reads include "
+                << with_commas(static_cast<std::int64_t>(std::llround(reps[0].code_fetch_bytes)))
+                << " B of the kernels' code, fetched once by a cold run\n"
+                << "  (docs/results/code-fetch-2026-11-29.md), and DRAM writes "
+                << with_commas(static_cast<std::int64_t>(std::llround(reps[0].background_write_bytes)))
+                << " B of the GPU's background writes.\n";
     }
     bool repeated = false;  // some points were measured more than once
     if (reps.size() > 1) {

@@ -230,8 +230,13 @@ std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, co
         sim.run();
         std::vector<std::int64_t> grids;
         for (const Kernel& k : sim.program().kernels) grids.push_back(k.grid);
-        out[i] = {&p, predicted_metrics(sim), std::string(name(sim.time().bound)),
-                  sim.ledger().cache_total().l2_fabric_bytes, placement_name(device, compute, grids)};
+        out[i] = {&p,
+                  predicted_metrics(sim),
+                  std::string(name(sim.time().bound)),
+                  sim.ledger().cache_total().l2_fabric_bytes,
+                  placement_name(device, compute, grids),
+                  code_fetch_bytes(sim),
+                  background_write_bytes(sim)};
       } catch (...) {
         failed[i] = std::current_exception();
         stop = true;

@@ -133,6 +133,8 @@ struct Reprediction {
   std::int64_t l2_fabric_bytes = 0;
   /// where the blocks sat next to the L2 halves (placement_name, block_placement.hpp)
   std::string placement;
+  double code_fetch_bytes = 0;        ///< of the predicted DRAM reads: the kernels' code
+  double background_write_bytes = 0;  ///< of the predicted DRAM writes: the GPU's own
 };
 
 /// @brief Predicts every point again on `device` (counting only). The points
