@@ -307,7 +307,8 @@ TEST_CASE("compare --recorded: filters, one point's table and --json, no GPU nee
   // What of the predicted DRAM bytes is not the kernel's data: the tensor-core
   // kernel's code (72 KiB, code_fetch_bytes) and the GPU's background writes.
   CHECK_THAT(one.out, Contains("predicted DRAM reads include 73,728 B of the kernels' code"));
-  const auto reps = repredict(kept, load_device(std::string(FASIM_SOURCE_DIR) + "/docs/results/h200-2026-11-22-measured.toml"));
+  const auto reps =
+      repredict(kept, load_device(std::string(FASIM_SOURCE_DIR) + "/docs/results/h200-2026-11-22-measured.toml"));
   REQUIRE(reps.size() == 1);
   CHECK(reps[0].code_fetch_bytes == 72 * 1024);
   CHECK_THAT(one.out, Contains("and DRAM writes " + with_commas(std::llround(reps[0].background_write_bytes)) +
