@@ -27,3 +27,18 @@ holdout_start() {
   # shellcheck disable=SC2317  # called by the script that sourced this file
   part() { append_sweep "$csv" "$log" "$@"; }
 }
+
+# holdout_gpu_setup CARRY: on the GPU machine, unpacks the CUPTI libraries
+# scripts/gpu-check.sh --prepare-carry packed into CARRY, points FASIM at
+# CARRY's fasim, prints the GPU and driver, and sets g (h200, h100 or gpu)
+# and dev, the recorded profile of that GPU.
+holdout_gpu_setup() {
+  mkdir -p /tmp/fasim-cupti && tar -C /tmp/fasim-cupti -xzf "$1/cupti-libs.tar.gz"
+  export LD_LIBRARY_PATH=$1:/tmp/fasim-cupti FASIM=$1/fasim
+  local gpu
+  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  case "$gpu" in *H200*) g=h200 ;; *H100*) g=h100 ;; *) g=gpu ;; esac
+  echo "$gpu, driver $(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -1)"
+  # shellcheck disable=SC2034  # read by the script that sourced this file
+  dev="docs/results/$g-2026-11-22-measured.toml"
+}

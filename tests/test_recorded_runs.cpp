@@ -311,6 +311,16 @@ TEST_CASE("recorded runs: the code-fetch hold-out, recorded after the code joine
                  "h200-2026-11-29-code-fetch-holdout-misses.csv", 11});
 }
 
+TEST_CASE("recorded runs: the oldest-first hold-out, recorded after the oldest block on an SM went first",
+          "[fidelity]") {
+  // docs/results/block-times-2026-11-29.md: 12 flash2 fp32 shapes at two
+  // blocks per SM over 6 to 12 waves, recorded after fasim began serving the
+  // oldest block first. With it: every point in bar, reads mean error 1.6%
+  // (largest 5.3%); served in turn, 11 of 12 (5.0%, largest 13.3%).
+  check_ratchet({"h200-2026-11-29-oldest-first-holdout.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-29-oldest-first-holdout-misses.csv", 12});
+}
+
 TEST_CASE("recorded runs: the H200 sweep on 2026-11-28 and, after the 64-way sets, on 2026-11-29", "[fidelity][slow]") {
   // The same 60 points on two more days (gpu-check.sh's compare stage, 1
   // placement, 5 counter ranges), predicted with the 2026-11-22 profile.

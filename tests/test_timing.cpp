@@ -160,13 +160,15 @@ TEST_CASE("compute models: cuda-mma holds one block per SM", "[timing]") {
 
 namespace {
 // One compute step of a block on SM 0 of a fresh machine; returns its end time.
-double compute_step(Machine& m, std::int64_t matmul, std::int64_t exps) {
+// A compute step of block `block` (its SM: 0), ready at time 0.
+double compute_step(Machine& m, std::int64_t matmul, std::int64_t exps, std::int64_t block = 0) {
   Step s;
   s.kind = exps > 0 ? StepKind::softmax : StepKind::matmul;
   s.flops_matmul = matmul;
   s.flops_other = exps;
   s.exps = exps;
   BlockClock c;
+  c.block = block;
   m.run(s, c);
   return s.end_s;
 }
@@ -183,12 +185,12 @@ TEST_CASE("warp latency: cuda-simt holds the shared-memory port latency / W long
   const std::int64_t flops = 2 * kWarpSize * 8 * 1000;
   Machine simt(dev, hbm, dev.fp32_flops, false, ComputeModel::cuda_simt, 8, WarpLatency{.simt_fma_cycles = 12.8});
   simt.begin_kernel();
-  simt.occupy(0, 1);
+  simt.arrive(0, 0);
   CHECK(compute_step(simt, flops, 0) * dev.clock_hz == Approx(16000 + 12800));
   // A second block on the same SM: 16 warps share the latency, 16000 + 6400
   // cycles, queued behind the first block on the port.
-  simt.occupy(0, 1);
-  CHECK(compute_step(simt, flops, 0) * dev.clock_hz == Approx(2 * 16000 + 12800 + 6400));
+  simt.arrive(0, 1);
+  CHECK(compute_step(simt, flops, 0, 1) * dev.clock_hz == Approx(2 * 16000 + 12800 + 6400));
   CHECK(simt.kernel_busy()[static_cast<int>(Bound::latency)] * dev.clock_hz == Approx(12800 + 6400));
   // With no warps given (the ideal model's machine) only the port counts.
   Machine plain(dev, hbm, dev.fp32_flops, false, ComputeModel::cuda_simt, 0);
@@ -205,20 +207,21 @@ TEST_CASE("warp latency: each softmax step costs a fixed time: cuda-simt per row
   const DeviceSpec dev = load_device("h200");
   const Hbm hbm;
   const WarpLatency lat{.simt_step_cycles = 1000, .simt_row_cycles = 10};
-  auto softmax = [](Machine& m, std::int64_t rows) {
+  auto softmax = [](Machine& m, std::int64_t rows, std::int64_t block = 0) {
     Step s;
     s.kind = StepKind::softmax;
     s.rows = rows;
     BlockClock c;
+    c.block = block;
     m.run(s, c);
     return s.end_s;
   };
   Machine simt(dev, hbm, dev.fp32_flops, false, ComputeModel::cuda_simt, 8, lat);
   simt.begin_kernel();
-  simt.occupy(0, 1);
+  simt.arrive(0, 0);
   CHECK(softmax(simt, 64) * dev.clock_hz == Approx(1640));
-  simt.occupy(0, 1);
-  CHECK(softmax(simt, 64) * dev.clock_hz == Approx(1640 + 820));
+  simt.arrive(0, 1);
+  CHECK(softmax(simt, 64, 1) * dev.clock_hz == Approx(1640 + 820));
   CHECK(simt.kernel_busy()[static_cast<int>(Bound::latency)] * dev.clock_hz == Approx(1640 + 820));
   CHECK(compute_step(simt, 0, 0) == 0);
   // The tensor-core kernel's step holds its tensor pipe mma_step_cycles,
@@ -227,10 +230,10 @@ TEST_CASE("warp latency: each softmax step costs a fixed time: cuda-simt per row
   Machine mma(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 8,
               WarpLatency{.mma_step_cycles = 700});
   mma.begin_kernel();
-  mma.occupy(0, 1);
+  mma.arrive(0, 0);
   CHECK(softmax(mma, 64) * dev.clock_hz == Approx(700));
-  mma.occupy(0, 1);
-  CHECK(softmax(mma, 128) * dev.clock_hz == Approx(1400));
+  mma.arrive(0, 1);
+  CHECK(softmax(mma, 128, 1) * dev.clock_hz == Approx(1400));
   CHECK(mma.kernel_busy()[static_cast<int>(Bound::latency)] * dev.clock_hz == Approx(1400));
   Machine none(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 8, WarpLatency{.mma_step_cycles = 0});
   none.begin_kernel();
@@ -314,7 +317,7 @@ TEST_CASE("warp latency: cuda-mma runs mma.sync at 1 / (1 + 5 / W) of its peak, 
   Machine mma(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 8,
               WarpLatency{.mma_mma_times = 5.0, .exp_cycles = 16.9});
   mma.begin_kernel();
-  mma.occupy(0, 1);
+  mma.arrive(0, 0);
   const std::int64_t flops = 8 * 100 * 4096;  // 100 mma.sync m16n8k16 per warp
   // 8 warps: 1 + 5/8 = 1.625 times the peak-rate time.
   CHECK(compute_step(mma, flops, 0) == Approx(flops / per_sm * 1.625));
@@ -322,13 +325,13 @@ TEST_CASE("warp latency: cuda-mma runs mma.sync at 1 / (1 + 5 / W) of its peak, 
   Machine sfu(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 8,
               WarpLatency{.mma_mma_times = 5.0, .exp_cycles = 16.9});
   sfu.begin_kernel();
-  sfu.occupy(0, 1);
+  sfu.arrive(0, 0);
   const std::int64_t exps = 8 * kWarpSize * 64;
   CHECK(compute_step(sfu, 0, exps) * dev.clock_hz == Approx(exps / 16.0 + 8 * 64 * 16.9 / 8));
   // More warps hide more: at 32 warps the mma time is 1 + 5/32 of the peak's.
   Machine wide(dev, hbm, dev.matmul_flops_fp16, false, ComputeModel::cuda_mma, 32);
   wide.begin_kernel();
-  wide.occupy(0, 1);
+  wide.arrive(0, 0);
   CHECK(compute_step(wide, flops, 0) == Approx(flops / per_sm * (1 + kWarpLatency.mma_mma_times / 32)));
   CHECK(warps_per_block(ComputeModel::cuda_mma, 128) == 8);
   CHECK(warps_per_block(ComputeModel::cuda_simt, 64) == 8);

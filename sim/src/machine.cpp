@@ -103,7 +103,7 @@ double Machine::load(Step& s, BlockClock& c) {
   const bool from_dram = a.miss_bytes > 0 || arrives > 0;
   double done = std::max(std::max({l2_server_.serve(start, static_cast<double>(sectors) / dev_.l2_bandwidth),
                                     hbm_server_.serve(start, dram / dev_.hbm_bandwidth),
-                                    sm.sram.serve(start, static_cast<double>(s.hbm_read_bytes) / sram_bw_)}) +
+                                    pipe(sm.sram, c, start, static_cast<double>(s.hbm_read_bytes) / sram_bw_)}) +
                              (from_dram ? dev_.hbm_latency_s : dev_.l2_latency_s),
                          arrives);
   // cuda-simt: each thread loads its elements one after another, and waits
@@ -134,7 +134,7 @@ double Machine::store(Step& s, BlockClock& c) {
 
   const double start = c.t;
   Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
-  const double left_sm = sm.sram.serve(start, static_cast<double>(s.hbm_write_bytes) / sram_bw_);
+  const double left_sm = pipe(sm.sram, c, start, static_cast<double>(s.hbm_write_bytes) / sram_bw_);
   const double done =
       std::max({left_sm, l2_server_.serve(start, static_cast<double>(sectors) / dev_.l2_bandwidth),
                 hbm_server_.serve(start, static_cast<double>(a.writeback_bytes) / dev_.hbm_bandwidth)});
@@ -142,6 +142,23 @@ double Machine::store(Step& s, BlockClock& c) {
   c.t = left_sm;  // the block goes on once the data has left the SM
   c.stores_done = std::max(c.stores_done, done);
   return done;
+}
+
+void Machine::arrive(std::int32_t sm, std::int64_t block) {
+  Sm& m = sms_[static_cast<std::size_t>(sm)];
+  m.resident.push_back(block);
+}
+
+void Machine::leave(std::int32_t sm, std::int64_t block) {
+  Sm& m = sms_[static_cast<std::size_t>(sm)];
+  std::erase(m.resident, block);
+}
+
+double Machine::pipe(Server& unit, const BlockClock& c, double ready, double seconds) const {
+  const Sm& sm = sms_[static_cast<std::size_t>(c.sm)];
+  const bool oldest = warps_per_block_ > 0 && sm.resident.size() > 1 &&
+                      c.block == *std::min_element(sm.resident.begin(), sm.resident.end());
+  return oldest ? unit.serve_ahead(ready, seconds, latency_.oldest_first) : unit.serve(ready, seconds);
 }
 
 double Machine::simt_step_seconds(std::int64_t rows) const {
@@ -163,7 +180,7 @@ double Machine::compute(Step& s, BlockClock& c) {
   // W the warps resident on this SM (timing.hpp, WarpLatency).
   double lat_matmul = 0, lat_exp = 0;
   if (warps_per_block_ > 0) {
-    const double warps = static_cast<double>(std::max(sm.blocks, 1) * warps_per_block_);
+    const double warps = static_cast<double>(sm.blocks() * warps_per_block_);
     lat_matmul = simt ? matmul / (2.0 * kWarpSize) * latency_.simt_fma_cycles / dev_.clock_hz / warps
                       : matmul / matmul_per_sm_ * latency_.mma_mma_times / warps;
     lat_exp = exps / kWarpSize * latency_.exp_cycles / dev_.clock_hz / warps;
@@ -173,7 +190,7 @@ double Machine::compute(Step& s, BlockClock& c) {
   // waits a fixed time per step and per row, whatever the tile's width. The
   // block's own warps wait together; only other blocks on the SM hide it.
   const double per_step =
-      simt && s.kind == StepKind::softmax ? simt_step_seconds(s.rows) / std::max(sm.blocks, 1) : 0.0;
+      simt && s.kind == StepKind::softmax ? simt_step_seconds(s.rows) / sm.blocks() : 0.0;
   sm.latency += per_step;
   // cuda-mma: each key step also holds the tensor pipe a fixed time, which
   // other blocks on the SM do not hide (timing.hpp, mma_step_cycles).
@@ -183,10 +200,10 @@ double Machine::compute(Step& s, BlockClock& c) {
     sm.latency += step;
   }
   const double done =
-      std::max({sm.tensor.serve(start, simt ? 0.0 : matmul / matmul_per_sm_ + lat_matmul),
-                sm.sram.serve(start, simt ? matmul * 4.0 / sram_bw_ + lat_matmul + per_step : 0.0),
-                sm.fp32.serve(start, (simt ? matmul + other : other) / fp32_per_sm_),
-                sm.sfu.serve(start, exps / exp_per_sm_ + lat_exp), start});
+      std::max({pipe(sm.tensor, c, start, simt ? 0.0 : matmul / matmul_per_sm_ + lat_matmul),
+                pipe(sm.sram, c, start, simt ? matmul * 4.0 / sram_bw_ + lat_matmul + per_step : 0.0),
+                pipe(sm.fp32, c, start, (simt ? matmul + other : other) / fp32_per_sm_),
+                pipe(sm.sfu, c, start, exps / exp_per_sm_ + lat_exp), start});
   s.start_s = start;
   c.t = done;
   return done;

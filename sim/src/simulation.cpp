@@ -103,7 +103,8 @@ Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, Si
     blocks_per_sm_ = cuda_blocks_per_sm(cuda_mma_block_need(w, mapping_), device_);
   blocks_per_sm_ = capped_occupancy(blocks_per_sm_);
   machine_ = std::make_unique<Machine>(device_, hbm_, device_.matmul_flops(w.dtype), mapping_.double_buffer,
-                                       options_.compute, warps_per_block(options_.compute, mapping_.br));
+                                       options_.compute, warps_per_block(options_.compute, mapping_.br),
+                                       options_.latency);
   if (options_.l2 == L2Start::warm) machine_->warm_inputs(mapping_.br, mapping_.bc);
   start_kernel(0.0);
 }
@@ -173,10 +174,12 @@ double Simulation::dispatch(std::size_t s, double t) {
   slot.ctx = std::make_unique<Block>(hbm_, scratch_, workload_, options_.numerics, options_.watch,
                                      static_cast<std::int32_t>(kernel_), next_block_++, step_);
   slot.body = k.body(*slot.ctx);
-  machine_->occupy(static_cast<std::int32_t>(s % static_cast<std::size_t>(device_.sm_count)), 1);
   // Slot s sits on SM s mod SMs: blocks spread over the SMs first, then stack.
+  const auto sm = static_cast<std::int32_t>(s % static_cast<std::size_t>(device_.sm_count));
+  const std::int64_t block = next_block_ - 1;
+  machine_->arrive(sm, block);
   slot.clock = BlockClock{.t = t, .loads_done = t, .load_gate = t, .last_load = t, .stores_done = t,
-                          .computing = false, .sm = static_cast<std::int32_t>(s % static_cast<std::size_t>(device_.sm_count))};
+                          .computing = false, .sm = sm, .block = block};
   return t;
 }
 
@@ -233,7 +236,7 @@ bool Simulation::next() {
     Slot& slot = slots_[s];
     if (!slot.body.next()) {  // the block is finished: the slot takes the next block
       kernel_end_ = std::max({kernel_end_, slot.clock.t, slot.clock.stores_done});
-      machine_->occupy(slot.clock.sm, -1);
+      machine_->leave(slot.clock.sm, slot.clock.block);
       ready_.replace_top(dispatch(s, slot.clock.t));
       continue;
     }

@@ -7,6 +7,7 @@
 // step is priced; docs/timing-model.md explains the model for a learner.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <utility>
@@ -30,6 +31,9 @@ struct BlockClock {
   double stores_done = 0;   ///< when every store issued so far has reached L2
   bool computing = false;   ///< the last step was a compute step
   std::int32_t sm = 0;       ///< the SM the block runs on (chooses its L2 partition)
+  /// The block's index in the grid. Blocks start in index order, so of the
+  /// blocks on one SM the lowest index started first: the oldest.
+  std::int64_t block = 0;
 };
 
 /// @brief Sector-rounded bytes of a tile of tensor t: each contiguous run of
@@ -60,9 +64,11 @@ class Machine {
           ComputeModel compute = ComputeModel::ideal, int warps_per_block = 0,
           WarpLatency latency = kWarpLatency);
 
-  /// @brief A block arrived on (delta = 1) or left (delta = -1) SM `sm`: the
-  /// warp latency is shared by the warps resident there.
-  void occupy(std::int32_t sm, int delta) { sms_[static_cast<std::size_t>(sm)].blocks += delta; }
+  /// @brief Block `block` arrived on SM `sm`: the warp latency is shared by
+  /// the warps resident there, and the oldest block goes first (WarpLatency).
+  void arrive(std::int32_t sm, std::int64_t block);
+  /// @brief Block `block` left SM `sm`.
+  void leave(std::int32_t sm, std::int64_t block);
 
   /// @brief Puts Q (Br-row tiles), K and V (Bc-row tiles) in L2 while they fit.
   void warm_inputs(std::int64_t br, std::int64_t bc);
@@ -86,8 +92,14 @@ class Machine {
   struct Sm {
     Server sram, tensor, fp32, sfu;
     double latency = 0;  // seconds of warp latency charged to this SM's pipes this kernel
-    int blocks = 0;      // blocks resident now
+    std::vector<std::int64_t> resident;  // indices of the blocks resident now (a handful)
+    /// Blocks resident now, at least 1 (a step's own block counts).
+    int blocks() const { return std::max(static_cast<int>(resident.size()), 1); }
   };
+  // A request of block c to one of its SM's pipes: under the CUDA compute
+  // models the oldest of two or more resident blocks is served ahead
+  // (WarpLatency::oldest_first); otherwise in arrival order.
+  double pipe(Server& unit, const BlockClock& c, double ready, double seconds) const;
   // When an earlier DRAM read of tile `key` lands, if after `now`; else 0.
   double dram_arrival(const TileKey& key, double now) const;
   // Tile `key` is on its way from DRAM and lands at `arrives`.

@@ -41,6 +41,8 @@ struct SimOptions {
   L2Start l2 = L2Start::cold;  ///< L2 starts empty or holding Q, K and V
   /// how compute steps are priced (fasim compare picks its CUDA kernel's)
   ComputeModel compute = ComputeModel::ideal;
+  /// the CUDA compute models' figures (timing.hpp); tests change them
+  WarpLatency latency = kWarpLatency;
 };
 
 /// @brief Predicted time of the whole run.

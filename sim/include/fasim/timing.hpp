@@ -116,6 +116,19 @@ struct WarpLatency {
   /// 220 and 428 ns, against 145 and 337 ns for one thread chasing pointers.
   double simt_load_hit_s = 220e-9;
   double simt_load_miss_s = 428e-9;  ///< see simt_load_hit_s
+  /// cuda-simt and cuda-mma: the share of the queued work of an SM's pipes
+  /// that the oldest block there skips. The warp scheduler issues the oldest
+  /// ready warps first, so when two blocks share an SM the one that started
+  /// first (on a tie, the lower index) ends first, and the other slot's
+  /// blocks drift behind wave after wave. On an H200, flash2 fp32 at two
+  /// blocks per SM: the lower-index block of every SM ended first (132 of
+  /// 132), and the two slots' start times drifted apart by 7% to 13% of a
+  /// block a wave, settling at about half a block
+  /// (docs/results/block-times-2026-11-29.md). With 0 both blocks end
+  /// together and every wave starts at once. The model's timeline is the same
+  /// for 0.44 to 0.48 (11% to 17% a wave, then half a block); below 0.44 it
+  /// jumps to 3% a wave. 0.45, the middle of that range.
+  double oldest_first = 0.45;
 };
 
 /// @brief The warp latencies fasim uses for the CUDA compute models.
@@ -133,6 +146,14 @@ struct Server {
     free_at = start + seconds;
     busy += seconds;
     return free_at;
+  }
+  /// @brief The same request, served ahead of a share `skip` (0 to 1) of the
+  /// work queued before it: its finish time moves that share of the way from
+  /// the queue's end to ready + seconds. The work still counts for the
+  /// requests after it (the server is busy just as long).
+  double serve_ahead(double ready, double seconds, double skip) {
+    const double in_turn = serve(ready, seconds);
+    return in_turn - skip * (in_turn - (ready + seconds));
   }
 };
 
