@@ -1,0 +1,88 @@
+// Block-times probe for the tensor-core kernel (version 4, fp16): when does
+// every thread block of fasim's flash2_mma kernel start and end on the GPU,
+// and on which SM? The fp32 kernel's probe (block-times-probe-2026-11-23.cu)
+// showed the oldest block on an SM ends first and the slots drift apart
+// (block-times-2026-11-29.md); this asks the same of the kernel that runs 2
+// to 4 blocks per SM on tensor cores. Build (repository root, both
+// block-times-experiment-2026-11-29.patch and
+// block-times-mma-experiment-2026-11-29.patch applied):
+//   nvcc -O2 -std=c++17 -gencode=arch=compute_90,code=sm_90 -I cuda/src -o blocktimes-mma docs/results/block-times-mma-probe-2026-11-29.cu
+// Run:   ./blocktimes-mma N d heads br bc   (fp16; BLOCK lines: rep, block, SM, start and end in ns from the first start)
+#include "flash2_mma.cu"
+
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#define CK(x)                                                                \
+  do {                                                                       \
+    cudaError_t e = (x);                                                     \
+    if (e != cudaSuccess) {                                                  \
+      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__);  \
+      std::exit(1);                                                          \
+    }                                                                        \
+  } while (0)
+
+namespace k = fasim::cuda::kernels;
+
+__global__ void flush_k(uint4* buf, std::size_t words) {  // writes a buffer twice the L2, then nothing of ours is in it
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < words; i += gridDim.x * blockDim.x)
+    buf[i] = make_uint4(static_cast<unsigned>(i), 0, 0, 0);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    std::printf("usage: blocktimes-mma N d heads br bc\n");
+    return 2;
+  }
+  const int n = std::atoi(argv[1]), d = std::atoi(argv[2]), heads = std::atoi(argv[3]);
+  k::Params p;
+  p.bh = heads, p.n = n, p.d = d, p.br = std::atoi(argv[4]), p.bc = std::atoi(argv[5]);
+  p.scale = 1.0f / std::sqrt(static_cast<float>(d));
+  p.storage = k::kFp16;
+  const std::size_t elems = static_cast<std::size_t>(heads) * n * d;
+  std::vector<__half> host(elems);
+  std::mt19937 rng(1);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (__half& x : host) x = __float2half(normal(rng));
+  __half *q, *kk, *v, *o;
+  float* lse;
+  for (__half** b : {&q, &kk, &v, &o}) {
+    CK(cudaMalloc(b, elems * sizeof(__half)));
+    CK(cudaMemcpy(*b, host.data(), elems * sizeof(__half), cudaMemcpyHostToDevice));
+  }
+  CK(cudaMalloc(&lse, static_cast<std::size_t>(heads) * n * sizeof(float)));
+  p.q = q, p.k = kk, p.v = v, p.o = o, p.lse = lse;
+  const int grid = heads * ((n + p.br - 1) / p.br);
+  unsigned long long* clk;
+  CK(cudaMalloc(&clk, 3 * sizeof(unsigned long long) * grid));
+  int l2 = 0;
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  const std::size_t words = 2 * static_cast<std::size_t>(l2) / sizeof(uint4);
+  uint4* flush;
+  CK(cudaMalloc(&flush, words * sizeof(uint4)));
+  for (int w = 0; w < 2; ++w) CK(k::launch_flash2_mma(p, nullptr));  // warm-up, no clock
+  CK(cudaDeviceSynchronize());
+  std::vector<unsigned long long> c(3 * static_cast<std::size_t>(grid));
+  std::printf("SHAPE n=%d d=%d heads=%d br=%d bc=%d grid=%d smem=%zu\n", n, d, heads, p.br, p.bc, grid,
+              k::shared_bytes_flash2_mma(p));
+  for (int rep = 0; rep < 3; ++rep) {
+    flush_k<<<1024, 256>>>(flush, words);
+    CK(cudaDeviceSynchronize());
+    p.block_clock = clk;
+    CK(k::launch_flash2_mma(p, nullptr));
+    CK(cudaDeviceSynchronize());
+    p.block_clock = nullptr;
+    CK(cudaMemcpy(c.data(), clk, c.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    unsigned long long t0 = ~0ull;
+    for (int b = 0; b < grid; ++b) t0 = c[3 * b + 1] < t0 ? c[3 * b + 1] : t0;
+    for (int b = 0; b < grid; ++b)
+      std::printf("BLOCK rep=%d block=%d sm=%llu start=%llu end=%llu\n", rep, b, c[3 * b], c[3 * b + 1] - t0,
+                  c[3 * b + 2] - t0);
+  }
+  return 0;
+}
