@@ -122,12 +122,13 @@ struct WarpLatency {
   /// first (on a tie, the lower index) ends first, and the other slot's
   /// blocks drift behind wave after wave. On an H200, flash2 fp32 at two
   /// blocks per SM: the lower-index block of every SM ended first (132 of
-  /// 132), and the two slots' start times drifted apart by 7% to 13% of a
-  /// block a wave, settling at about half a block
-  /// (docs/results/block-times-2026-11-29.md). With 0 both blocks end
-  /// together and every wave starts at once. The model's timeline is the same
-  /// for 0.44 to 0.48 (11% to 17% a wave, then half a block); below 0.44 it
-  /// jumps to 3% a wave. 0.45, the middle of that range.
+  /// 132), and the two slots' start times drifted apart by 5% to 13% of a
+  /// block a wave, settling at about half a block; the tensor-core kernel
+  /// does the same, faster (docs/results/block-times-2026-11-29.md). With 0
+  /// both blocks end together and every wave starts at once. The model's
+  /// timeline is the same for 0.44 to 0.48 (11% to 17% a wave, then half a
+  /// block); below 0.44 it jumps to 3% a wave. 0.45, the middle of that
+  /// range.
   double oldest_first = 0.45;
 };
 
