@@ -423,11 +423,11 @@ TEST_CASE("fidelity: predicted DRAM reads of a cold CUDA run add the kernels' co
     INFO(name(c.algo) << " " << name(c.dtype));
     const auto cold = sim(c.algo, c.dtype, c.compute, L2Start::cold);
     CHECK(code_fetch_bytes(*cold) == c.kib * 1024);
+    const MetricValues p = predicted_metrics(*cold);
     const double misses = static_cast<double>(cold->ledger().cache_total().dram_read_bytes);
-    CHECK(predicted_metrics(*cold)[dram_read] == misses + c.kib * 1024);
+    CHECK(p[dram_read] == misses + c.kib * 1024);
     // The ledger is the algorithm's traffic: the code is only in the predicted
     // DRAM reads, and the L2 reads (what the SMs ask for) leave it out.
-    const MetricValues p = predicted_metrics(*cold);
     CHECK(p[static_cast<std::size_t>(Metric::l2_read_bytes)] ==
           static_cast<double>(cold->ledger().cache_total().l2_read_bytes));
     CHECK(p[static_cast<std::size_t>(Metric::dram_write_bytes)] ==
