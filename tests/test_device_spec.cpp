@@ -212,7 +212,7 @@ TEST_CASE("bad values name the key and what was given", "[device]") {
 TEST_CASE("unknown tables and keys are errors", "[device]") {
   REQUIRE_THROWS_WITH(parse_mydev("[rates]", "[ratez]"),
                       Contains("unknown key ratez; known top-level keys: name, description, compute, sram, "
-                               "registers, l2, hbm, rates"));
+                               "registers, l2, hbm, rates, code_fetch"));
   REQUIRE_THROWS_WITH(parse_mydev("name = \"mydev\"", "name = \"mydev\"\ncolour = \"green\""),
                       Contains("mydev.toml:4:1: unknown key colour"));
   REQUIRE_THROWS_WITH(parse_mydev("launch_overhead_us = 2.5", "launch_overhead_us = 2.5\nfp64_tflops = 1"),
@@ -344,4 +344,34 @@ TEST_CASE("[hbm] background_write_mib_per_s is optional: 0 when left out, in byt
                       Contains("[hbm] background_write_mib_per_s must be a number, 0 or more, got -1"));
   REQUIRE_THROWS_WITH(parse_mydev("[hbm]\n", "[hbm]\nbackground_write_mib_per_s = \"fast\"\n"),
                       Contains("[hbm] background_write_mib_per_s must be a number, 0 or more"));
+}
+
+TEST_CASE("[code_fetch] is optional: fasim's recorded medians when left out, KiB to bytes when given", "[device]") {
+  const DeviceSpec plain = parse_mydev("sector_bytes = 16", "sector_bytes = 16");
+  const fasim::CodeFetch recorded;  // docs/results/code-fetch-2026-11-29.md
+  CHECK(plain.code_fetch.naive == 240 * 1024);
+  CHECK(plain.code_fetch.flash1 == 220 * 1024);
+  CHECK(plain.code_fetch.flash2 == 280 * 1024);
+  CHECK(plain.code_fetch.flash2_mma == 72 * 1024);
+  // The stock profiles of the GPUs they were recorded on spell them out, the same.
+  for (const char* gpu : {"h100", "h200"}) {
+    const fasim::CodeFetch c = fasim::load_device(gpu).code_fetch;
+    CHECK(c.naive == recorded.naive);
+    CHECK(c.flash1 == recorded.flash1);
+    CHECK(c.flash2 == recorded.flash2);
+    CHECK(c.flash2_mma == recorded.flash2_mma);
+  }
+  const DeviceSpec given =
+      parse_mydev("[hbm]\n", "[code_fetch]\nflash1_kib = 317.5\nflash2_mma_kib = 0\n\n[hbm]\n");
+  CHECK(given.code_fetch.flash1 == 317.5 * 1024);
+  CHECK(given.code_fetch.flash2_mma == 0);
+  CHECK(given.code_fetch.naive == recorded.naive);  // the keys left out keep their defaults
+  CHECK(given.code_fetch.flash2 == recorded.flash2);
+  REQUIRE_THROWS_WITH(parse_mydev("[hbm]\n", "[code_fetch]\nnaive_kib = -3\n\n[hbm]\n"),
+                      Contains("[code_fetch] naive_kib must be a number, 0 or more, got -3"));
+  REQUIRE_THROWS_WITH(parse_mydev("[hbm]\n", "[code_fetch]\nflash3_kib = 3\n\n[hbm]\n"),
+                      Contains("unknown key [code_fetch] flash3_kib; known keys: naive_kib, flash1_kib, flash2_kib, "
+                               "flash2_mma_kib"));
+  REQUIRE_THROWS_WITH(parse_mydev("[hbm]\n", "[code_fetch]\nflash2_kib = 2e6\n\n[hbm]\n"),
+                      Contains("[code_fetch] flash2_kib must be at most 1048576 KiB"));
 }

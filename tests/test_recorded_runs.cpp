@@ -311,6 +311,37 @@ TEST_CASE("recorded runs: the code-fetch hold-out, recorded after the code joine
                  "h200-2026-11-29-code-fetch-holdout-misses.csv", 11});
 }
 
+TEST_CASE("recorded runs: the kernels' code as calibrate measured it holds out on 12 new cold shapes", "[fidelity]") {
+  // docs/results/code-fetch-2026-11-29.md, "Measured by calibrate": 12 cold
+  // shapes that fit in L2, recorded the same day as the calibration
+  // (h200-2026-11-29-calibrated.toml) and after it. Predicted with the
+  // recorded medians of [code_fetch] (the ratchet, as every set), and with
+  // the calibrated figures in their place: the reads stay within their bar
+  // and, on the mean, as close or closer.
+  const RecordedSet set{"h200-2026-11-29-code-fetch-calibrate-holdout.csv", "h200-2026-11-22-measured.toml",
+                        "h200-2026-11-29-code-fetch-calibrate-holdout-misses.csv", 12};
+  check_ratchet(set);
+  const std::vector<RecordedPoint> points = read_recorded_csv((kResults / set.csv).string());
+  const DeviceSpec medians = load_device((kResults / set.device).string());
+  DeviceSpec calibrated = medians;
+  calibrated.code_fetch = load_device((kResults / "h200-2026-11-29-calibrated.toml").string()).code_fetch;
+  REQUIRE(calibrated.code_fetch.flash1 != medians.code_fetch.flash1);  // a different figure, measured
+  const auto read = static_cast<std::size_t>(Metric::dram_read_bytes);
+  auto mean_read_error = [&](const DeviceSpec& d) {
+    double sum = 0;
+    for (const Reprediction& r : repredict(points, d)) {
+      const double m = *r.point->measured[read];
+      const double err = std::abs(r.predicted[read] - m) / m * 100;
+      INFO(describe(*r.point) << " on " << d.name);
+      CHECK(err < bar_pct(Metric::dram_read_bytes));
+      sum += err;
+    }
+    return sum / static_cast<double>(points.size());
+  };
+  const double with_medians = mean_read_error(medians), with_calibrated = mean_read_error(calibrated);
+  CHECK(with_calibrated <= with_medians);
+}
+
 TEST_CASE("recorded runs: the oldest-first hold-out, recorded after the oldest block on an SM went first",
           "[fidelity]") {
   // docs/results/block-times-2026-11-29.md: 12 flash2 fp32 shapes at two
@@ -439,6 +470,23 @@ TEST_CASE("fidelity: predicted DRAM reads of a cold CUDA run add the kernels' co
   }
   // The ideal compute model runs no CUDA kernel.
   CHECK(code_fetch_bytes(*sim(Algo::flash2, DType::fp16, ComputeModel::ideal, L2Start::cold)) == 0);
+}
+
+TEST_CASE("fidelity: the code a cold run fetches is the device's figure, as calibrate measures it", "[fidelity]") {
+  // A device TOML from `fasim gpu calibrate` carries its build's [code_fetch].
+  DeviceSpec d = load_device("h200");
+  d.code_fetch = {.naive = 1000, .flash1 = 2000, .flash2 = 3000, .flash2_mma = 4000};
+  auto cold = [&](Algo algo, DType dtype, ComputeModel compute) {
+    Simulation s(d, Workload{.batch = 1, .heads = 2, .N = 256, .d = 64, .dtype = dtype},
+                 Mapping{.algo = algo, .br = 64, .bc = 64},
+                 SimOptions{.numerics = false, .l2 = L2Start::cold, .compute = compute});
+    s.run();
+    return code_fetch_bytes(s);
+  };
+  CHECK(cold(Algo::naive, DType::fp32, ComputeModel::cuda_simt) == 1000);
+  CHECK(cold(Algo::flash1, DType::fp32, ComputeModel::cuda_simt) == 2000);
+  CHECK(cold(Algo::flash2, DType::fp32, ComputeModel::cuda_simt) == 3000);
+  CHECK(cold(Algo::flash2, DType::fp16, ComputeModel::cuda_mma) == 4000);
 }
 
 TEST_CASE("fidelity: predicted DRAM writes are the kernel's plus the GPU's background over the predicted time",

@@ -1,7 +1,8 @@
 // `fasim gpu calibrate`: measure, on this machine's GPU, each figure of the
 // device TOML that the timing model uses (HBM and L2 bandwidth and latency,
 // shared-memory bandwidth, matmul, FP32 and exp rates, launch overhead, the
-// SM clock, the DRAM writes the GPU makes on its own), print them beside the
+// SM clock, the DRAM writes the GPU makes on its own, the code fasim's
+// kernels fetch in a cold run), print them beside the
 // built-in profile of the GPU, and write a device TOML (default
 // configs/devices/<gpu>-measured.toml) that any command takes with --device.
 // Registered by cmd_gpu.cpp; a fasim built without CUDA
@@ -57,8 +58,9 @@ Action add_gpu_calibrate(CLI::App& gpu) {
   sub->footer(
       "Each figure of the TOML says where it comes from: measured (a microbenchmark, the median of the\n"
       "timed runs with CUDA events), cudaGetDeviceProperties, or the datasheet, and how it was measured.\n"
-      "The DRAM writes the GPU makes on its own are counted with CUPTI around an idle kernel; without\n"
-      "CUPTI that figure is left out and the output says why.\n"
+      "The DRAM writes the GPU makes on its own are counted with CUPTI around an idle kernel, and the\n"
+      "code each of fasim's kernels fetches from DRAM in cold runs of them; without CUPTI those figures\n"
+      "are left out and the output says why.\n"
       "Clocks are read, never changed. Takes a few seconds and about 4 GiB of GPU memory.\n"
       "Use the file with --device FILE.toml. A file written into configs/devices/ becomes a built-in\n"
       "profile at the next build.");

@@ -12,7 +12,10 @@
 #include "fasim/cuda/hw_counters.hpp"
 #include "fasim/cuda/measure.hpp"
 #include "fasim/error.hpp"
+#include "fasim/fidelity.hpp"
 #include "fasim/format.hpp"
+#include "fasim/simulation.hpp"
+#include "fasim/tiling.hpp"
 
 namespace fasim::cuda {
 
@@ -51,6 +54,78 @@ void measure_background_writes(Calibration& c, double work, const std::function<
   }
 }
 
+// The code each kernel family fetches: cold runs of fasim's own kernels on
+// shapes that fit in L2 (so the simulator's DRAM reads are exactly the data,
+// read once); what the GPU reads beyond that is code (fidelity.hpp,
+// code_fetch_bytes). d = 64 and 128 each, since the kernels unroll per head
+// dimension and a run fetches only the code it executes.
+void measure_code_fetch(Calibration& c, const std::function<void(std::string_view)>& progress) {
+  if (const auto why = cupti_unavailable()) {
+    c.code_fetch_why_not = *why;
+    return;
+  }
+  struct Family {
+    const char* key;
+    Algo algo;
+    DType dtype;
+  };
+  const Family families[] = {{"naive", Algo::naive, DType::fp32},
+                             {"flash1", Algo::flash1, DType::fp32},
+                             {"flash2", Algo::flash2, DType::fp32},
+                             {"flash2_mma", Algo::flash2, DType::fp16}};
+  constexpr std::int64_t N = 512;
+  const DeviceSpec dev = parse_device(device_toml(c), "the calibration");
+  MeasureOptions options;
+  options.counter_runs = c.code_fetch_ranges;
+  options.check = false;
+  try {
+    for (const Family& f : families) {
+      for (const std::int64_t d : {64, 128}) {
+        // Heads: as many as keep every tensor (naive: S and P too) within a
+        // quarter of the L2, at most 8.
+        const std::int64_t elt = bytes_of(f.dtype);
+        const std::int64_t per_head = 4 * N * d * elt + (f.algo == Algo::naive ? 2 * N * N * 4 : 0);
+        const std::int64_t heads = std::min<std::int64_t>(8, c.l2_bytes / 4 / per_head);
+        if (heads < 1) {
+          c.code_fetch_why_not = "the L2 (" + human_bytes(static_cast<double>(c.l2_bytes)) +
+                                 ") is too small for a shape of N = 512 to fit";
+          c.code_fetch_runs.clear();
+          return;
+        }
+        const Workload w{1, heads, N, d, f.dtype};
+        Mapping m = default_tiles(f.algo, w, dev);
+        // The FP32 flash2 kernel keeps more in shared memory than the
+        // simulator's tiles count: 64 x 64 runs at every d, as in the sweeps.
+        if (f.algo == Algo::flash2 && f.dtype == DType::fp32) m.br = m.bc = 64;
+        const ComputeModel model = cuda_compute_model(w, m);
+        if ((model == ComputeModel::cuda_mma) != (std::string_view(f.key) == "flash2_mma"))
+          throw std::runtime_error(std::string(f.key) + " at d = " + std::to_string(d) +
+                                   " did not pick the kernel version of its family");
+        Simulation sim(dev, w, m, {.numerics = false, .l2 = L2Start::cold, .compute = model});
+        sim.run();
+        const Measurement got = measure(dev, w, m, L2Start::cold, 1, options);
+        if (!got.hw) throw std::runtime_error(got.hw_unavailable);
+        CodeFetchRun r;
+        r.family = f.key;
+        r.shape = std::string(name(f.dtype)) + ", " + std::to_string(heads) + " heads, N = " + std::to_string(N) +
+                  ", d = " + std::to_string(d);
+        r.data_bytes = static_cast<double>(sim.ledger().cache_total().dram_read_bytes);
+        r.read_bytes = got.hw->dram_read_bytes;
+        c.code_fetch_runs.push_back(r);
+        if (progress) {
+          char line[160];
+          std::snprintf(line, sizeof line, "  kernel code       %-10s %-30s %6.1f KiB beyond %.2f MiB of data", f.key,
+                        r.shape.c_str(), r.code_bytes() / 1024, r.data_bytes / (1024.0 * 1024.0));
+          progress(line);
+        }
+      }
+    }
+  } catch (const std::exception& e) {
+    c.code_fetch_why_not = e.what();
+    c.code_fetch_runs.clear();
+  }
+}
+
 }  // namespace
 
 void copy_stock_placement(Calibration& c) {
@@ -77,6 +152,7 @@ Calibration calibrate(const CalibrateOptions& options, const std::function<void(
   detail::run_benchmarks(c, options, progress);
   copy_stock_placement(c);
   measure_background_writes(c, options.work, progress);
+  measure_code_fetch(c, progress);
   return c;
 }
 

@@ -31,10 +31,11 @@ std::string fmt(const char* format, double v) {
 
 std::string mib(std::int64_t bytes) { return human_bytes(static_cast<double>(bytes)); }
 
-// A TOML number for a positive finite figure (the background writes may be
-// 0: a GPU that writes nothing on its own): 5 significant digits.
+// A TOML number for a positive finite figure (the background writes and the
+// kernels' code may be 0: a GPU that writes nothing on its own, a fetch lost
+// in the noise): 5 significant digits.
 std::string toml_number(const Figure& f) {
-  const bool may_be_zero = f.key == "hbm.background_write_mib_per_s";
+  const bool may_be_zero = f.key == "hbm.background_write_mib_per_s" || f.key.rfind("code_fetch.", 0) == 0;
   if (!std::isfinite(f.value) || f.value < 0 || (f.value == 0 && !may_be_zero))
     throw std::runtime_error("fasim gpu calibrate: " + f.key + " came out as " + fmt("%g", f.value) +
                              ", not a positive number; the benchmark failed, run it again");
@@ -81,7 +82,7 @@ std::string_view name(Source s) {
 }
 
 std::optional<double> Figure::ratio() const {
-  if (!stock || *stock == 0) return std::nullopt;
+  if (!stock || *stock == 0 || source == Source::not_measured) return std::nullopt;
   return value / *stock;
 }
 
@@ -197,6 +198,43 @@ std::vector<Figure> figures(const Calibration& c, const DeviceSpec* s) {
                  opt(s ? s->dram_background_write_rate / mib_per_s : 0), S::not_measured,
                  "not measured (" + c.background_why_not + "); the TOML leaves it out, so predictions count 0"});
   }
+
+  // The kernels' code: one TOML figure per family ([code_fetch], after the
+  // other TOML figures), the mean of its runs; else one extra saying why not.
+  struct Family {
+    const char* key;
+    const char* label;
+    double CodeFetch::*stock;
+  };
+  const Family families[] = {{"naive", "code of naive (3 kernels)", &CodeFetch::naive},
+                             {"flash1", "code of flash1", &CodeFetch::flash1},
+                             {"flash2", "code of flash2, FP32 units", &CodeFetch::flash2},
+                             {"flash2_mma", "code of flash2, tensor cores", &CodeFetch::flash2_mma}};
+  auto extras = std::find_if(f.begin(), f.end(), [](const Figure& x) { return !x.toml; });
+  bool measured = false;
+  for (const Family& fam : families) {
+    double sum = 0;
+    std::string runs_how;
+    int n = 0;
+    for (const CodeFetchRun& r : c.code_fetch_runs) {
+      if (r.family != fam.key) continue;
+      sum += r.code_bytes();
+      runs_how += (n++ ? "; " : "") + r.shape + ": " + fmt("%.1f", r.read_bytes / 1024) + " KiB read, " +
+                  fmt("%.1f", r.data_bytes / 1024) + " KiB of it data";
+    }
+    if (n == 0) continue;
+    measured = true;
+    extras = 1 + f.insert(extras, Figure{"code_fetch." + std::string(fam.key) + "_kib", true, fam.label, "KiB", sum / n / 1024,
+                 opt(s ? s->code_fetch.*fam.stock / 1024 : 0), S::measured,
+                 "cold runs of fasim's kernel (L2 flushed), DRAM bytes read (CUPTI, the median of " +
+                     std::to_string(c.code_fetch_ranges) + " ranges) less the data the simulator predicts, the mean (" +
+                     runs_how + "); predictions add it to a cold run's DRAM reads"});
+  }
+  if (!measured)
+    f.push_back({"extra.code_fetch_kib", false, "code of the kernels", "KiB", 0,
+                 opt(s ? s->code_fetch.flash2 / 1024 : 0), S::not_measured,
+                 "not measured (" + (c.code_fetch_why_not.empty() ? std::string("no run") : c.code_fetch_why_not) +
+                     "); the TOML leaves [code_fetch] out, so predictions use fasim's recorded medians"});
 
   // Extras: shown, not written.
   const bool copy = c.hbm_figure == HbmFigure::copy;

@@ -71,6 +71,11 @@ const std::vector<TableSpec>& schema() {
         {"fp32_tflops", false, "TFLOP/s", 1e9},
         {"exp_per_clock_per_sm", false, "exponentials per clock", 1e6},
         {"launch_overhead_us", false, "microseconds", 1e6}}},
+      {"code_fetch",
+       {{"naive_kib", false, "KiB", kMiB, true},
+        {"flash1_kib", false, "KiB", kMiB, true},
+        {"flash2_kib", false, "KiB", kMiB, true},
+        {"flash2_mma_kib", false, "KiB", kMiB, true}}},
   };
   return s;
 }
@@ -289,6 +294,11 @@ DeviceSpec read_device(const Reader& r) {
   d.hbm_bandwidth = r.number("hbm", "bandwidth_gbps", 1e9);
   d.hbm_latency_s = r.number("hbm", "latency_ns", 1e-9);
   d.dram_background_write_rate = r.amount_or("hbm", "background_write_mib_per_s", 0) * 1024 * 1024;
+  CodeFetch& code = d.code_fetch;  // left out: the defaults of CodeFetch
+  code.naive = r.amount_or("code_fetch", "naive_kib", code.naive / 1024) * 1024;
+  code.flash1 = r.amount_or("code_fetch", "flash1_kib", code.flash1 / 1024) * 1024;
+  code.flash2 = r.amount_or("code_fetch", "flash2_kib", code.flash2 / 1024) * 1024;
+  code.flash2_mma = r.amount_or("code_fetch", "flash2_mma_kib", code.flash2_mma / 1024) * 1024;
 
   d.matmul_flops_fp32 = r.number("rates", "matmul_tflops_fp32", 1e12);
   d.matmul_flops_fp16 = r.number("rates", "matmul_tflops_fp16", 1e12);

@@ -64,16 +64,16 @@ double background_write_bytes(const Simulation& sim) {
 
 double code_fetch_bytes(const Simulation& sim) {
   if (sim.options().l2 != L2Start::cold) return 0;
-  constexpr double KiB = 1024;
+  const CodeFetch& code = sim.device().code_fetch;
   switch (sim.options().compute) {
     case ComputeModel::ideal: return 0;
-    case ComputeModel::cuda_mma: return 72 * KiB;
+    case ComputeModel::cuda_mma: return code.flash2_mma;
     case ComputeModel::cuda_simt: break;
   }
   switch (sim.mapping().algo) {
-    case Algo::naive: return 240 * KiB;
-    case Algo::flash1: return 220 * KiB;
-    case Algo::flash2: return 280 * KiB;
+    case Algo::naive: return code.naive;
+    case Algo::flash1: return code.flash1;
+    case Algo::flash2: return code.flash2;
     case Algo::decode: return 0;  // no CUDA kernel of its own
   }
   return 0;

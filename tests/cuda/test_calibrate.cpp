@@ -6,7 +6,8 @@
 // and the output-path rules (never a stock profile).
 //
 // GPU side (skipped visibly without a GPU): a short calibration gives
-// positive figures in a plausible range and a TOML that parses.
+// positive figures in a plausible range and a TOML that parses, and each
+// kernel family's code within the sizes recorded.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -20,6 +21,7 @@
 
 #include "cuda_support.hpp"
 #include "fasim/cuda/calibrate.hpp"
+#include "fasim/cuda/hw_counters.hpp"
 #include "fasim/device_spec.hpp"
 #include "fasim/error.hpp"
 
@@ -69,6 +71,17 @@ cuda::Calibration synthetic() {
   c.hbm_chase_bytes = 104857600;
   c.hbm_chase_steps = 16384;
   c.background_write_mib_per_s = 17.5;
+  // Two runs a family, d = 64 and 128: read (data + code), data.
+  const double KiB = 1024;
+  c.code_fetch_runs = {{"naive", "fp32, 8 heads, N = 512, d = 64", 6291456, 6291456 + 238 * KiB},
+                       {"naive", "fp32, 8 heads, N = 512, d = 128", 12582912, 12582912 + 300 * KiB},
+                       {"flash1", "fp32, 8 heads, N = 512, d = 64", 3145728, 3145728 + 235 * KiB},
+                       {"flash1", "fp32, 8 heads, N = 512, d = 128", 6291456, 6291456 + 401 * KiB},
+                       {"flash2", "fp32, 8 heads, N = 512, d = 64", 3145728, 3145728 + 287 * KiB},
+                       {"flash2", "fp32, 8 heads, N = 512, d = 128", 6291456, 6291456 + 281 * KiB},
+                       {"flash2_mma", "fp16, 8 heads, N = 512, d = 64", 1572864, 1572864 + 71 * KiB},
+                       // the GPU read less than the data (noise): the code counts as 0, not negative
+                       {"flash2_mma", "fp16, 8 heads, N = 512, d = 128", 3145728, 3145728 - 5 * KiB}};
   return c;
 }
 
@@ -114,6 +127,46 @@ TEST_CASE("calibrate: the TOML written parses with the measured figures", "[cali
   CHECK(d.exp_rate == Approx(15.9 * 132 * 1.755e9));
   CHECK(d.launch_overhead_s == Approx(2.25e-6));
   CHECK(d.dram_background_write_rate == Approx(17.5 * 1024 * 1024));
+  // The kernels' code: the mean of each family's two runs, beyond their data.
+  CHECK(d.code_fetch.naive == Approx((238 + 300) / 2.0 * 1024));
+  CHECK(d.code_fetch.flash1 == Approx((235 + 401) / 2.0 * 1024));
+  CHECK(d.code_fetch.flash2 == Approx((287 + 281) / 2.0 * 1024));
+  CHECK(d.code_fetch.flash2_mma == Approx(71 / 2.0 * 1024));
+}
+
+TEST_CASE("calibrate: the kernels' code not measured is left out of the TOML and says why", "[calibrate]") {
+  cuda::Calibration c = synthetic();
+  c.code_fetch_runs.clear();
+  c.code_fetch_why_not = "libcupti.so not found";
+  const std::string text = cuda::device_toml(c);
+  CHECK(text.find("[code_fetch]") == std::string::npos);
+  const fasim::CodeFetch recorded;  // what predictions fall back on
+  CHECK(parse_device(text, "x.toml").code_fetch.flash2 == recorded.flash2);
+  bool said = false;
+  for (const auto& f : cuda::figures(c, nullptr)) {
+    CHECK(f.key.rfind("code_fetch.", 0) != 0);
+    if (f.key == "extra.code_fetch_kib")
+      said = !f.toml && f.source == cuda::Source::not_measured &&
+             f.how.find("libcupti.so not found") != std::string::npos;
+  }
+  CHECK(said);
+  const DeviceSpec stock = load_device("h100");
+  for (const auto& f : cuda::figures(c, &stock))
+    if (f.key == "extra.code_fetch_kib") CHECK_FALSE(f.ratio().has_value());  // no "0.00" beside the stock figure
+  // Measured: four TOML figures, before every extra, each naming its runs.
+  c = synthetic();
+  const auto figs = cuda::figures(c, nullptr);
+  int code = 0;
+  bool extras = false;
+  for (const auto& f : figs) {
+    extras = extras || !f.toml;
+    if (f.key.rfind("code_fetch.", 0) != 0) continue;
+    ++code;
+    CHECK_FALSE(extras);
+    CHECK(f.how.find("N = 512, d = 64") != std::string::npos);
+    CHECK(f.how.find("N = 512, d = 128") != std::string::npos);
+  }
+  CHECK(code == 4);
 }
 
 TEST_CASE("calibrate: the first wave's block order comes from the stock profile, and says so", "[calibrate]") {
@@ -210,7 +263,8 @@ TEST_CASE("calibrate: every figure has a comment naming the tool, GPU, driver, d
           std::string::npos);
     CHECK(comment.size() > 90);  // says how, not just who
   }
-  CHECK(keys == 23);  // 21 required keys, and the optional [l2] partitions and [hbm] background_write_mib_per_s
+  CHECK(keys == 27);  // 21 required keys, and the optional [l2] partitions, [hbm] background_write_mib_per_s
+                      // and the four [code_fetch] keys
   const std::string text = cuda::device_toml(c);
   CHECK(text.find("# measured by `fasim gpu calibrate`") != std::string::npos);
   CHECK(text.find("from cudaGetDeviceProperties: sharedMemPerMultiprocessor") != std::string::npos);
@@ -340,5 +394,21 @@ TEST_CASE("calibrate: on the GPU, a short run gives plausible figures", "[calibr
   CHECK(c.exp_per_clock_per_sm < 40);
   CHECK(c.launch_overhead_us > 0.1);
   CHECK(c.launch_overhead_us < 100);
+  // The kernels' code (with CUPTI): every run reads more than its data, by
+  // about the size of the code it runs (docs/results/code-fetch-2026-11-29.md:
+  // 58 to 400 KiB); the FP32 flash2 unrolls far more code than the tensor-core one.
+  if (const auto why = cuda::cupti_unavailable()) {
+    WARN("kernel code not measured: " << *why);
+  } else {
+    INFO(c.code_fetch_why_not);
+    REQUIRE(c.code_fetch_why_not.empty());
+    REQUIRE(c.code_fetch_runs.size() == 8);
+    for (const cuda::CodeFetchRun& r : c.code_fetch_runs) {
+      INFO(r.family << " " << r.shape);
+      CHECK(r.code_bytes() > 16 * 1024);
+      CHECK(r.code_bytes() < 2 * 1024 * 1024);
+    }
+    CHECK(d.code_fetch.flash2 > 2 * d.code_fetch.flash2_mma);
+  }
   WARN(cuda::figures_table(c, nullptr));
 }

@@ -28,6 +28,22 @@ inline constexpr std::int64_t kL2MaxWays = 1024;
 
 namespace fasim {
 
+/// @brief DRAM bytes of machine code that one cold run of each of fasim's
+/// CUDA kernel families reads: the first launch after an L2 flush fetches its
+/// instructions from DRAM, once ([code_fetch] in a device TOML, in KiB).
+/// Instructions reach the SMs without L2 requests, so only the DRAM counter
+/// sees them. The defaults are the medians of the cold runs that fit in L2,
+/// recorded on an H200 and an H100 with this repository's kernels built by
+/// CUDA 13.0 (docs/results/code-fetch-2026-11-29.md); a kernel's code, and
+/// so its figure, changes with the build, and `fasim gpu calibrate` measures
+/// it again.
+struct CodeFetch {
+  double naive = 240 * 1024.0;      ///< the three naive kernels, bytes ([code_fetch] naive_kib)
+  double flash1 = 220 * 1024.0;     ///< flash1 ([code_fetch] flash1_kib)
+  double flash2 = 280 * 1024.0;     ///< flash2 on the FP32 units, versions 1 and 2 ([code_fetch] flash2_kib)
+  double flash2_mma = 72 * 1024.0;  ///< flash2 on tensor cores, version 4 ([code_fetch] flash2_mma_kib)
+};
+
 /// @brief Figures of one GPU. Bandwidths in bytes/s, rates in operations/s,
 /// sizes in bytes, latencies in seconds.
 struct DeviceSpec {
@@ -79,6 +95,9 @@ struct DeviceSpec {
   /// around a kernel that touches no memory. Not the kernel's traffic, so the
   /// ledger leaves it out; predicted_metrics adds it for the counter's view.
   double dram_background_write_rate = 0;
+  /// DRAM bytes of code a cold run of each CUDA kernel family reads
+  /// ([code_fetch], defaults in CodeFetch); predicted_metrics adds them.
+  CodeFetch code_fetch;
 
   // Arithmetic rates (whole chip)
   double matmul_flops_fp32 = 0;  ///< FLOP/s of fp32 matmul

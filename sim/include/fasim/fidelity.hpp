@@ -57,12 +57,13 @@ double background_write_bytes(const Simulation& sim);
 /// instructions. The first launch of a kernel after the L2 flush fetches its
 /// code through L2 from DRAM, once (code-fetch-2026-11-29.md: four kernels
 /// that move the same 64 KiB and run 0.4 to 385 KiB of code read that much
-/// more, to within 2%). The bytes are what the recorded cold runs that fit in
-/// L2 read beyond their data, the median by kernel family (less than the
-/// kernels' .text: only the code a shape runs is fetched): flash2 fp32 280
-/// KiB, flash1 220, naive's three kernels 240, the tensor-core flash2 72.
-/// Zero with a warm L2 (the warm-up launch left the code there) and for
-/// the ideal compute model, which runs no CUDA kernel.
+/// more, to within 2%). The bytes per kernel family are the device's
+/// DeviceSpec::code_fetch: by default what the recorded cold runs that fit in
+/// L2 read beyond their data, the median by family (less than the kernels'
+/// .text: only the code a shape runs is fetched); `fasim gpu calibrate`
+/// measures them for the build at hand. Zero with a warm L2 (the warm-up
+/// launch left the code there) and for the ideal compute model, which runs
+/// no CUDA kernel.
 double code_fetch_bytes(const Simulation& sim);
 
 /// @brief The predicted value of every metric of a finished simulation, as the

@@ -31,6 +31,10 @@
 //   DRAM background CUPTI ranges around a kernel that waits 0.5 s and touches
 //                   no memory: DRAM bytes written / range time (the GPU's
 //                   own writes, which every counter range also counts)
+//   kernel code     fasim's own kernels, each family at d = 64 and 128 on a
+//                   shape that fits in L2, cold (L2 flushed), in CUPTI ranges:
+//                   DRAM bytes read beyond the data the simulator predicts
+//                   (its inputs, once) are the code the launch fetched
 //   clock           the SM clock seen during each compute benchmark, from
 //                   clock64() against %globaltimer (clocks are never changed)
 // Sizes, SM count, shared memory and registers come from
@@ -69,6 +73,16 @@ struct CalibrateOptions {
   int warmup = 3;                     ///< untimed launches first
   HbmFigure hbm = HbmFigure::copy;    ///< the HBM figure the TOML gets
   double work = 1.0;                  ///< scales each launch's work (tests use less; 1 = about 1-10 ms each)
+};
+
+/// @brief One cold run of a fasim kernel that measured its family's code.
+struct CodeFetchRun {
+  std::string family;       ///< the [code_fetch] key without "_kib": naive, flash1, flash2, flash2_mma
+  std::string shape;        ///< e.g. "fp32, 4 heads, N = 512, d = 64"
+  double data_bytes = 0;    ///< DRAM bytes the simulator predicts for the data (cold; it fits in L2)
+  double read_bytes = 0;    ///< DRAM bytes the GPU read: the median of Calibration::code_fetch_ranges
+  /// @brief The bytes read beyond the data (the code), never below 0.
+  double code_bytes() const { return read_bytes > data_bytes ? read_bytes - data_bytes : 0.0; }
 };
 
 /// @brief Everything calibrate() found, and how. All rates are medians.
@@ -146,6 +160,11 @@ struct Calibration {
   std::optional<double> background_write_mib_per_s;
   /// why the background writes were not measured
   std::string background_why_not;
+  /// the cold runs that measured each kernel family's code, in family order;
+  /// empty if they could not run (code_fetch_why_not)
+  std::vector<CodeFetchRun> code_fetch_runs;
+  /// why the kernels' code was not measured
+  std::string code_fetch_why_not;
 
   // What was run (for the "how" of each figure)
   std::int64_t hbm_buffer_bytes = 0;      ///< each of source and destination
@@ -167,6 +186,8 @@ struct Calibration {
   double background_idle_s = 0.5;
   /// counter ranges for the background writes (each needs one idle kernel per profiler pass)
   int background_ranges = 3;
+  /// counter ranges of each kernel-code run (their median)
+  int code_fetch_ranges = 5;
 
   /// @brief The HBM figure that the TOML gets (copy or read, per hbm_figure).
   double hbm_gbps() const { return hbm_figure == HbmFigure::copy ? hbm_copy_gbps : hbm_read_gbps; }
@@ -190,7 +211,7 @@ struct Figure {
   /// where it comes from
   Source source = Source::measured;
   std::string how;  ///< one line
-  /// @brief value / stock, if there is a stock figure.
+  /// @brief value / stock, if there is a stock figure and this one was measured.
   std::optional<double> ratio() const;
 };
 
