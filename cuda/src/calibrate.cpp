@@ -6,6 +6,7 @@
 #include <exception>
 #include <vector>
 
+#include "code_fetch_families.hpp"
 #include "fasim/cuda/calibrate.hpp"
 #include "fasim/device_spec.hpp"
 #include "fasim/cuda/gpu_timer.hpp"
@@ -64,22 +65,13 @@ void measure_code_fetch(Calibration& c, const std::function<void(std::string_vie
     c.code_fetch_why_not = *why;
     return;
   }
-  struct Family {
-    const char* key;
-    Algo algo;
-    DType dtype;
-  };
-  const Family families[] = {{"naive", Algo::naive, DType::fp32},
-                             {"flash1", Algo::flash1, DType::fp32},
-                             {"flash2", Algo::flash2, DType::fp32},
-                             {"flash2_mma", Algo::flash2, DType::fp16}};
   constexpr std::int64_t N = 512;
   const DeviceSpec dev = parse_device(device_toml(c), "the calibration");
   MeasureOptions options;
   options.counter_runs = c.code_fetch_ranges;
   options.check = false;
   try {
-    for (const Family& f : families) {
+    for (const detail::CodeFetchFamily& f : detail::kCodeFetchFamilies) {
       for (const std::int64_t d : {64, 128}) {
         // Heads: as many as keep every tensor (naive: S and P too) within a
         // quarter of the L2, at most 8.
@@ -98,7 +90,7 @@ void measure_code_fetch(Calibration& c, const std::function<void(std::string_vie
         // simulator's tiles count: 64 x 64 runs at every d, as in the sweeps.
         if (f.algo == Algo::flash2 && f.dtype == DType::fp32) m.br = m.bc = 64;
         const ComputeModel model = cuda_compute_model(w, m);
-        if ((model == ComputeModel::cuda_mma) != (std::string_view(f.key) == "flash2_mma"))
+        if ((model == ComputeModel::cuda_mma) != (f.figure == &CodeFetch::flash2_mma))
           throw std::runtime_error(std::string(f.key) + " at d = " + std::to_string(d) +
                                    " did not pick the kernel version of its family");
         Simulation sim(dev, w, m, {.numerics = false, .l2 = L2Start::cold, .compute = model});
@@ -106,7 +98,7 @@ void measure_code_fetch(Calibration& c, const std::function<void(std::string_vie
         const Measurement got = measure(dev, w, m, L2Start::cold, 1, options);
         if (!got.hw) throw std::runtime_error(got.hw_unavailable);
         CodeFetchRun r;
-        r.family = f.key;
+        r.family = std::string(f.key);
         r.shape = std::string(name(f.dtype)) + ", " + std::to_string(heads) + " heads, N = " + std::to_string(N) +
                   ", d = " + std::to_string(d);
         r.data_bytes = static_cast<double>(sim.ledger().cache_total().dram_read_bytes);
@@ -114,8 +106,8 @@ void measure_code_fetch(Calibration& c, const std::function<void(std::string_vie
         c.code_fetch_runs.push_back(r);
         if (progress) {
           char line[160];
-          std::snprintf(line, sizeof line, "  kernel code       %-10s %-30s %6.1f KiB beyond %.2f MiB of data", f.key,
-                        r.shape.c_str(), r.code_bytes() / 1024, r.data_bytes / (1024.0 * 1024.0));
+          std::snprintf(line, sizeof line, "  kernel code       %-10s %-30s %6.1f KiB beyond %.2f MiB of data",
+                        r.family.c_str(), r.shape.c_str(), r.code_bytes() / 1024, r.data_bytes / (1024.0 * 1024.0));
           progress(line);
         }
       }

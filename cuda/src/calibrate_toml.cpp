@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "code_fetch_families.hpp"
 #include "fasim/cuda/calibrate.hpp"
 #include "fasim/device_spec.hpp"
 #include "fasim/format.hpp"
@@ -201,18 +202,9 @@ std::vector<Figure> figures(const Calibration& c, const DeviceSpec* s) {
 
   // The kernels' code: one TOML figure per family ([code_fetch], after the
   // other TOML figures), the mean of its runs; else one extra saying why not.
-  struct Family {
-    const char* key;
-    const char* label;
-    double CodeFetch::*stock;
-  };
-  const Family families[] = {{"naive", "code of naive (3 kernels)", &CodeFetch::naive},
-                             {"flash1", "code of flash1", &CodeFetch::flash1},
-                             {"flash2", "code of flash2, FP32 units", &CodeFetch::flash2},
-                             {"flash2_mma", "code of flash2, tensor cores", &CodeFetch::flash2_mma}};
   auto extras = std::find_if(f.begin(), f.end(), [](const Figure& x) { return !x.toml; });
   bool measured = false;
-  for (const Family& fam : families) {
+  for (const detail::CodeFetchFamily& fam : detail::kCodeFetchFamilies) {
     double sum = 0;
     std::string runs_how;
     int n = 0;
@@ -224,8 +216,9 @@ std::vector<Figure> figures(const Calibration& c, const DeviceSpec* s) {
     }
     if (n == 0) continue;
     measured = true;
-    extras = 1 + f.insert(extras, Figure{"code_fetch." + std::string(fam.key) + "_kib", true, fam.label, "KiB", sum / n / 1024,
-                 opt(s ? s->code_fetch.*fam.stock / 1024 : 0), S::measured,
+    const std::string key = "code_fetch." + std::string(fam.key) + "_kib";
+    extras = 1 + f.insert(extras, Figure{key, true, std::string(fam.label), "KiB", sum / n / 1024,
+                 opt(s ? s->code_fetch.*fam.figure / 1024 : 0), S::measured,
                  "cold runs of fasim's kernel (L2 flushed), DRAM bytes read (CUPTI, the median of " +
                      std::to_string(c.code_fetch_ranges) + " ranges) less the data the simulator predicts, the mean (" +
                      runs_how + "); predictions add it to a cold run's DRAM reads"});
