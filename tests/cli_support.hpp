@@ -63,6 +63,12 @@ ProcessResult run_fasim(const std::vector<std::string>& args,
                         std::optional<std::string> stdin_text = std::nullopt,
                         std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+/// @brief How long a fasim run that predicts whole recorded sweeps again may
+/// take before a test counts it as hung. Such runs took 62 to 121 s on a
+/// 2-core box running nothing else (2026-11-29), and past 120 s with a build
+/// beside them; a hang still ends the test.
+inline constexpr std::chrono::seconds kWholeSweepsTimeout{600};
+
 /// @brief A fresh, empty directory for one test, under $FASIM_TMP if set
 /// (created if needed), else under the system temp directory. Removed, with
 /// its contents, when the object dies.

@@ -187,7 +187,7 @@ TEST_CASE("lesson: every lesson in lessons/ renders in --auto mode and grades it
     CHECK(L.exercises.size() <= 4);
     CHECK_FALSE(L.summary().empty());
 
-    const ProcessResult r = run_fasim({"lesson", path, "--auto"}, std::nullopt, std::chrono::seconds(120));
+    const ProcessResult r = run_fasim({"lesson", path, "--auto"}, std::nullopt, fasim::test::kWholeSweepsTimeout);
     INFO(r.describe());
     REQUIRE(r.exit_code == 0);
     CHECK(r.err.empty());

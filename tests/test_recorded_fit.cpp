@@ -271,7 +271,7 @@ TEST_CASE("lesson: a bad recorded block is one error naming its line", "[lesson]
 }
 
 TEST_CASE("compare --recorded: filters, one point's table and --json, no GPU needed", "[fidelity][cli][slow]") {
-  const auto json = run_fasim({"compare", "--recorded", kSweep, "--json"}, std::nullopt, std::chrono::seconds(120));
+  const auto json = run_fasim({"compare", "--recorded", kSweep, "--json"}, std::nullopt, fasim::test::kWholeSweepsTimeout);
   INFO(json.describe());
   REQUIRE(json.exit_code == 0);
   RecordedFits fits;
@@ -281,7 +281,7 @@ TEST_CASE("compare --recorded: filters, one point's table and --json, no GPU nee
 
   const auto one = run_fasim({"compare", "--recorded", kSweep, "--algo", "flash2", "--dtype", "fp16", "--N", "4096",
                               "--d", "64"},
-                             std::nullopt, std::chrono::seconds(120));
+                             std::nullopt, fasim::test::kWholeSweepsTimeout);
   INFO(one.describe());
   REQUIRE(one.exit_code == 0);
   CHECK_THAT(one.out, Contains("1 of " + std::to_string(read_recorded_csv(kSweep).size()) +
@@ -321,7 +321,7 @@ TEST_CASE("compare --recorded: filters, one point's table and --json, no GPU nee
 
 TEST_CASE("lesson 08: recorded blocks show their command, summary and one point's table", "[lesson][fidelity][cli][slow]") {
   const std::string lesson = std::string(FASIM_SOURCE_DIR) + "/lessons/08-sim-vs-gpu.md";
-  const auto page = run_fasim({"lesson", lesson, "--markdown"}, std::nullopt, std::chrono::seconds(120));
+  const auto page = run_fasim({"lesson", lesson, "--markdown"}, std::nullopt, fasim::test::kWholeSweepsTimeout);
   INFO(page.describe());
   REQUIRE(page.exit_code == 0);
   CHECK_THAT(page.out, Contains("**Recorded run** (`one`):"));
