@@ -151,7 +151,7 @@ class L2Cache {
   // tiles, at most recent_limit_ bytes; old_ the rest (the clean share).
   Lru recent_;
   Lru old_;
-  TileMap<Lru::iterator> index_;
+  TileMap<Lru::iterator, KeyOfPointee> index_;  // the key is in the entry
   // Writes in order: (tile, its `written` stamp then). An entry is current
   // while the tile is still in the cache, dirty, with that stamp; others are
   // skipped (and dropped when they outnumber the tiles).

@@ -182,7 +182,7 @@ class SetL2Cache {
   Lru near_, far_;
   std::int64_t near_bytes_ = 0, far_bytes_ = 0;
   std::int64_t sure_bytes_ = 0;
-  TileMap<Lru::iterator> index_;
+  TileMap<Lru::iterator, KeyOfPointee> index_;  // the key is in the entry
   std::vector<std::int64_t> fen_;  // 1-based
   std::uint64_t clock_ = 0;
   double dirty_ = 0;             // expected dirty bytes, as last counted

@@ -3,15 +3,24 @@
 // Every simulated load and store looks its tile up here, two or three times
 // (home, copy). A node-based std::unordered_map spent a sixth of a counting
 // run in that lookup (a division by a prime, a pointer chase, a full key
-// compare per node). This table keeps the key, its hash and the value side by
-// side in one array of a power-of-two size, probes linearly, and compares the
-// stored hash before the key. Erase shifts the following run back (no
-// tombstones), so a lookup never walks past dead slots.
+// compare per node). This table keeps the hash and the value side by side in
+// one array of a power-of-two size, probes linearly, and compares the stored
+// hash before the key. Erase shifts the following run back (no tombstones),
+// so a lookup never walks past dead slots.
+//
+// Where the value points at an object that holds its own key (the caches'
+// list entries), `KeyOf` reads the key from there and a slot is 16 bytes:
+// a hash and the value. Otherwise (`KeyOf` = void) the slot keeps a copy of
+// the 56-byte key. In a long counting run the index holds thousands of tiles
+// per partition; 72-byte slots made it larger than the CPU's L2 cache, and
+// the first probe of almost every lookup was a cache miss.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -19,8 +28,38 @@
 
 namespace fasim {
 
-/// @brief Open-addressing hash map from TileKey to V (linear probing).
+/// @brief KeyOf for values that point at (or are iterators to) an object
+/// with a `key` member: the L2 caches' list entries.
+struct KeyOfPointee {
+  /// @brief The key the value points at.
+  template <class It>
+  const TileKey& operator()(const It& it) const {
+    return it->key;
+  }
+};
+
+namespace detail {
+/// A slot of TileMap: the hash (0: empty), the value, and the key unless
+/// KeyOf reads it from the value.
+template <class V, class KeyOf>
+struct TileSlot {
+  std::uint64_t hash = 0;
+  V value{};
+  const TileKey& key() const { return KeyOf{}(value); }
+};
 template <class V>
+struct TileSlot<V, void> {
+  std::uint64_t hash = 0;
+  TileKey stored;
+  V value{};
+  const TileKey& key() const { return stored; }
+};
+}  // namespace detail
+
+/// @brief Open-addressing hash map from TileKey to V (linear probing).
+/// `KeyOf`, if not void, is a function object giving the key of a value:
+/// the slots then keep no copy of it (see the file comment).
+template <class V, class KeyOf = void>
 class TileMap {
  public:
   /// @brief The value of `key`, or nullptr.
@@ -30,7 +69,7 @@ class TileMap {
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.hash == 0) return nullptr;
-      if (s.hash == h && s.key == key) return &s.value;
+      if (s.hash == h && s.key() == key) return &s.value;
     }
   }
   /// @brief As find(), read-only.
@@ -41,7 +80,12 @@ class TileMap {
   /// @brief Adds `key` (not in the map yet) with `value`.
   void insert(const TileKey& key, V value) {
     if (2 * (size_ + 1) > slots_.size()) grow();
-    place(Slot{hash(key), key, std::move(value)});
+    Slot s;
+    s.hash = hash(key);
+    if constexpr (std::is_void_v<KeyOf>) s.stored = key;
+    s.value = std::move(value);
+    assert(s.key() == key);  // with KeyOf, the value must hold this key
+    place(std::move(s));
     ++size_;
   }
 
@@ -56,7 +100,7 @@ class TileMap {
     std::size_t i = h & mask_;
     for (;; i = (i + 1) & mask_) {
       if (slots_[i].hash == 0) return std::nullopt;
-      if (slots_[i].hash == h && slots_[i].key == key) break;
+      if (slots_[i].hash == h && slots_[i].key() == key) break;
     }
     std::optional<V> value(std::move(slots_[i].value));
     // Backward shift: move each later slot of the run into the hole when its
@@ -79,11 +123,7 @@ class TileMap {
   std::size_t size() const { return size_; }
 
  private:
-  struct Slot {
-    std::uint64_t hash = 0;  // 0: empty
-    TileKey key;
-    V value{};
-  };
+  using Slot = detail::TileSlot<V, KeyOf>;
 
   static std::uint64_t hash(const TileKey& key) {
     const std::uint64_t h = L2KeyHash{}(key);
