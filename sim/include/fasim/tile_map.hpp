@@ -12,8 +12,11 @@
 // list entries), `KeyOf` reads the key from there and a slot is 16 bytes:
 // a hash and the value. Otherwise (`KeyOf` = void) the slot keeps a copy of
 // the 56-byte key. In a long counting run the index holds thousands of tiles
-// per partition; 72-byte slots made it larger than the CPU's L2 cache, and
-// the first probe of almost every lookup was a cache miss.
+// per partition; with 72-byte slots it was larger than a 1 MiB CPU L2 cache,
+// and perf put the first probe's load among the costliest of a lookup
+// (docs/results/bench-sim-2026-11-29.md). With KeyOf, the object a value
+// points at must outlive its entry here, its key unchanged: erase (or take)
+// the key first, then change or destroy the object.
 #pragma once
 
 #include <cassert>
