@@ -4,7 +4,7 @@
 // the current simulator. It holds the copy rule the way
 // test_recorded_runs.cpp holds DRAM bytes: within 10%, or a known miss in the
 // -misses.csv beside the recording that gets no worse. The sweep CSV
-// keeps its seven metrics, so the fabric has files of its own.
+// keeps the metrics (and the drained writes), so the fabric has files of its own.
 #include <catch2/catch.hpp>
 
 #include <cmath>

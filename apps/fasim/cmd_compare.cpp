@@ -60,7 +60,7 @@ constexpr MetricDef kMetrics[] = {
     {Metric::hbm_read_bytes, "HBM read bytes (requests)"}, {Metric::hbm_write_bytes, "HBM write bytes (requests)"},
     {Metric::l2_read_bytes, "L2 read bytes"},               {Metric::l2_write_bytes, "L2 write bytes"},
     {Metric::dram_read_bytes, "DRAM read bytes"},           {Metric::dram_write_bytes, "DRAM write bytes"},
-    {Metric::time_s, "time (s)"}};
+    {Metric::dram_write_drained_bytes, "DRAM written, L2 drained"}, {Metric::time_s, "time (s)"}};
 
 /// Where m is in kMetrics, in a Comparison's rows and in MetricValues: all three are in Metric order.
 constexpr std::size_t at(Metric m) { return static_cast<std::size_t>(m); }
@@ -237,6 +237,7 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
               hw(Metric::l2_write_bytes, [](const cuda::HwCounters& h) { return h.l2_write_bytes(); }),
               hw(Metric::dram_read_bytes, [](const cuda::HwCounters& h) { return h.dram_read_bytes; }),
               hw(Metric::dram_write_bytes, [](const cuda::HwCounters& h) { return h.dram_write_bytes; }),
+              hw(Metric::dram_write_drained_bytes, [](const cuda::HwCounters& h) { return h.dram_write_drained_bytes; }),
               time};
   // Not one of the CSV metrics: the table and --json only.
   Row fabric;
@@ -303,7 +304,8 @@ void print_table(std::ostream& os, const Comparison& cmp) {
   line(cmp.fabric);
   os << "\n  error = (predicted - measured) / measured. HBM: the kernel's own counters, which must equal the\n"
         "  simulator's exactly. L2: sectors between the SMs and L2 x 32 B (l1tex__m_xbar2l1tex/l1tex2xbar). DRAM:\n"
-        "  dram__bytes; written data still in L2 at the end is in neither, the predicted reads include the\n"
+        "  dram__bytes; written data still in L2 at the end is in neither, except in \"DRAM written, L2 drained\",\n"
+        "  which adds what a read-only pass over 2x the L2 after the kernel writes back. The predicted reads include the\n"
         "  kernels' code a cold run fetches ("
      << with_commas(static_cast<std::int64_t>(std::llround(cmp.predicted_code_fetch_bytes)))
      << " B; docs/results/code-fetch-2026-11-29.md), and the predicted writes the GPU's background\n"
@@ -458,11 +460,12 @@ Action add_compare(CLI::App& app) {
   sub->footer(
       "Rows: HBM read/write bytes (the kernel's own counters; must equal the simulator exactly, else exit 1),\n"
       "L2 read/write bytes (CUPTI l1tex__m_xbar2l1tex_read / l1tex2xbar_write sectors x 32 B), DRAM read/write bytes (dram__bytes),\n"
+      "DRAM written with L2 drained (the writes plus what a read-only pass over 2x the L2 after the kernel writes back),\n"
       "time (median of unprofiled runs), and L2 fabric bytes (sectors between the two L2 halves x 32 B; table and\n"
       "--json only). error = (predicted - measured) / measured.\n"
       "CSV columns (--sweep): device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured,\n"
       "measured_min,measured_max,blocks_per_sm with metric one of hbm_read_bytes, hbm_write_bytes, l2_read_bytes,\n"
-      "l2_write_bytes, dram_read_bytes, dram_write_bytes, time_s; min and max over the counter ranges (counters) or\n"
+      "l2_write_bytes, dram_read_bytes, dram_write_bytes, dram_write_drained_bytes, time_s; min and max over the counter ranges (counters) or\n"
       "timed runs (time); blocks_per_sm as --blocks-per-sm gave it, empty when not given.\n"
       "Near the L2's size the GPU's DRAM bytes depend on the buffers' physical pages: give --placements 8 to see\n"
       "by how much (docs/results/h200-2026-11-23-flash1-placement.md).\n"

@@ -130,11 +130,13 @@ void print_measurement(std::ostream& os, const RunConfig& c, const cuda::Measure
 
   if (m.hw) {
     const cuda::HwCounters& h = *m.hw;
-    os << "\nhardware counters (CUPTI range profiler on " << h.chip << ", one range, " << h.passes
+    os << "\nhardware counters (CUPTI range profiler on " << h.chip << ", one range and its drain, " << h.passes
        << " passes, L2 " << cuda::l2_start_name(h.l2_start) << ")\n";
     os << "  DRAM read          " << pad(bytes(h.dram_read_bytes), 22) << "\n";
     os << "  DRAM write         " << pad(bytes(h.dram_write_bytes), 22)
        << "   (written data still in L2 at the end is not in it)\n";
+    os << "  DRAM write, drained" << pad(bytes(h.dram_write_drained_bytes), 22)
+       << "   (and what a read-only pass over 2x the L2 then wrote back)\n";
     os << "  L2 read (SMs)      " << pad(bytes(h.l2_read_bytes()), 22) << "   hit rate "
        << fmt("%.1f%%", 100 * h.l2_hit_rate()) << "\n";
     os << "  L2 write (SMs)     " << pad(bytes(h.l2_write_bytes()), 22) << "\n";

@@ -65,6 +65,7 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
         };
         const double p = reps[0].predicted[i];
         const auto measured = reps[0].point->measured[i];
+        if (!measured) continue;  // not recorded (an older CSV)
         char err[32] = "n/a";
         if (measured && p == *measured)
           std::snprintf(err, sizeof err, "exact");
@@ -92,6 +93,7 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
       for (std::size_t i = 0; i < kMetricCount; ++i) {
         const auto m = static_cast<Metric>(i);
         const nlohmann::json& f = fits[name(m)];
+        if (f["points"].get<int>() == 0) continue;  // not recorded (an older CSV)
         const int repeats = f["repeated"];
         char bar[16];
         std::snprintf(bar, sizeof bar, bar_pct(m) == 0 ? "exact" : "%.0f%%", bar_pct(m));

@@ -283,21 +283,19 @@ std::string recorded_table(const nlohmann::json& fit) {
   for (std::size_t i = 0; i < kMetricCount; ++i) {
     const auto m = static_cast<Metric>(i);
     const std::string key = name(m);
+    if (!fit["measured"].contains(key)) continue;  // not recorded (an older CSV)
     const double p = fit["predicted"].value(key, 0.0);
-    std::string measured = "n/a", error = "n/a";
-    if (fit["measured"].contains(key)) {
-      const double v = fit["measured"][key].get<double>();
-      measured = shown(key, v);
-      const nlohmann::json& e = fit["error_pct"][key];
-      if (p == v) {
-        error = "exact";
-      } else if (e.is_number()) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%+.1f%%", e.get<double>());
-        error = buf;
-      }
+    const double v = fit["measured"][key].get<double>();
+    std::string error = "n/a";
+    const nlohmann::json& e = fit["error_pct"][key];
+    if (p == v) {
+      error = "exact";
+    } else if (e.is_number()) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%+.1f%%", e.get<double>());
+      error = buf;
     }
-    out += "\n| " + std::string(metric_label(m)) + " | " + shown(key, p) + " | " + measured + " | " + error + " |";
+    out += "\n| " + std::string(metric_label(m)) + " | " + shown(key, p) + " | " + shown(key, v) + " | " + error + " |";
   }
   return out;
 }

@@ -3,7 +3,8 @@
 //   -> HostInitialize -> ConfigAddMetrics -> GetConfigImage -> GetNumOfPasses
 //   -> RangeProfilerEnable(ctx) -> GetCounterDataSize -> CounterDataImageInitialize
 //   -> SetConfig(user range, user replay)
-//   -> per pass { Start; flush (then, warm: launch); PushRange; launch; PopRange; Stop }
+//   -> per pass { Start; flush (then, warm: launch); PushRange; launch; PopRange;
+//                 PushRange; flush (the drain); PopRange; Stop }
 //      until every pass is submitted
 //   -> DecodeData -> GetCounterDataInfo -> EvaluateToGpuValues
 //   -> RangeProfilerDisable, HostDeinitialize, ProfilerDeInitialize.
@@ -300,6 +301,7 @@ std::size_t profiler_passes(std::string_view chip, const std::vector<std::string
 }
 
 HwCounters profile_range(const std::function<void()>& launch, const ProfileOptions& options) {
+  constexpr std::size_t kRanges = 2;  // the kernel, then the drain
   const std::vector<std::string> metric_strings(kHwMetrics.begin(), kHwMetrics.end());
   const std::vector<const char*> metrics = c_names(metric_strings);
 
@@ -333,8 +335,8 @@ HwCounters profile_range(const std::function<void()>& launch, const ProfileOptio
   size.pRangeProfilerObject = profiler.object;
   size.pMetricNames = const_cast<const char**>(metrics.data());
   size.numMetrics = metrics.size();
-  size.maxNumOfRanges = 1;
-  size.maxNumRangeTreeNodes = 1;
+  size.maxNumOfRanges = kRanges;
+  size.maxNumRangeTreeNodes = kRanges;
   FASIM_CUPTI(cuptiRangeProfilerGetCounterDataSize, &size);
   std::vector<std::uint8_t> counter_data(size.counterDataSize);
   auto image = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
@@ -351,7 +353,7 @@ HwCounters profile_range(const std::function<void()>& launch, const ProfileOptio
   set.pCounterDataImage = counter_data.data();
   set.range = CUPTI_UserRange;
   set.replayMode = CUPTI_UserReplay;
-  set.maxRangesPerPass = 1;
+  set.maxRangesPerPass = kRanges;
   set.numNestingLevels = 1;
   set.minNestingLevel = 1;
   set.passIndex = 0;
@@ -376,15 +378,24 @@ HwCounters profile_range(const std::function<void()>& launch, const ProfileOptio
       launch();
       check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (warm-up launch)");
     }
-    auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
-    push.pRangeProfilerObject = profiler.object;
-    push.pRangeName = options.range_name.c_str();
-    FASIM_CUPTI(cuptiRangeProfilerPushRange, &push);
-    launch();
-    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (profiled launch)");
-    auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-    pop.pRangeProfilerObject = profiler.object;
-    FASIM_CUPTI(cuptiRangeProfilerPopRange, &pop);
+    // Range 0: the kernel. Range 1: the drain, a read-only flush that writes
+    // back the dirty data the kernel left in L2 (and nothing of its own).
+    for (std::size_t range = 0; range < kRanges; ++range) {
+      const std::string name = range == 0 ? options.range_name : options.range_name + " drain";
+      auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+      push.pRangeProfilerObject = profiler.object;
+      push.pRangeName = name.c_str();
+      FASIM_CUPTI(cuptiRangeProfilerPushRange, &push);
+      if (range == 0) {
+        launch();
+        check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize (profiled launch)");
+      } else {
+        flusher.flush();
+      }
+      auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+      pop.pRangeProfilerObject = profiler.object;
+      FASIM_CUPTI(cuptiRangeProfilerPopRange, &pop);
+    }
     auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
     stop.pRangeProfilerObject = profiler.object;
     FASIM_CUPTI(cuptiRangeProfilerStop, &stop);
@@ -400,23 +411,30 @@ HwCounters profile_range(const std::function<void()>& launch, const ProfileOptio
   info.pCounterDataImage = counter_data.data();
   info.counterDataImageSize = counter_data.size();
   FASIM_CUPTI(cuptiRangeProfilerGetCounterDataInfo, &info);
-  if (info.numTotalRanges != 1)
-    throw CudaError("CUPTI recorded " + std::to_string(info.numTotalRanges) + " ranges, expected 1");
+  if (info.numTotalRanges != kRanges)
+    throw CudaError("CUPTI recorded " + std::to_string(info.numTotalRanges) + " ranges, expected " +
+                    std::to_string(kRanges));
 
-  std::vector<double> values(metrics.size(), 0.0);
-  auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-  eval.pHostObject = config.object.host;
-  eval.pCounterDataImage = counter_data.data();
-  eval.counterDataImageSize = counter_data.size();
-  eval.rangeIndex = 0;
-  eval.ppMetricNames = const_cast<const char**>(metrics.data());
-  eval.numMetrics = metrics.size();
-  eval.pMetricValues = values.data();
-  FASIM_CUPTI(cuptiProfilerHostEvaluateToGpuValues, &eval);
+  auto evaluate = [&](std::size_t range) {
+    std::vector<double> values(metrics.size(), 0.0);
+    auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+    eval.pHostObject = config.object.host;
+    eval.pCounterDataImage = counter_data.data();
+    eval.counterDataImageSize = counter_data.size();
+    eval.rangeIndex = range;
+    eval.ppMetricNames = const_cast<const char**>(metrics.data());
+    eval.numMetrics = metrics.size();
+    eval.pMetricValues = values.data();
+    FASIM_CUPTI(cuptiProfilerHostEvaluateToGpuValues, &eval);
+    return values;
+  };
+  const std::vector<double> values = evaluate(0);
+  const std::vector<double> drain = evaluate(1);
 
   static_assert(kHwMetrics.size() == 12, "each metric of kHwMetrics is read into its field below, in order");
   out.dram_read_bytes = values[0];
   out.dram_write_bytes = values[1];
+  out.dram_write_drained_bytes = values[1] + drain[1];
   out.l2_read_sectors = values[2];
   out.l2_write_sectors = values[3];
   out.l2_read_hit_sectors = values[4];
@@ -442,7 +460,8 @@ HwCounters median_of(const std::vector<HwCounters>& runs) {
     return *mid;
   };
   for (double HwCounters::*f :
-       {&HwCounters::dram_read_bytes, &HwCounters::dram_write_bytes, &HwCounters::l2_read_sectors,
+       {&HwCounters::dram_read_bytes, &HwCounters::dram_write_bytes, &HwCounters::dram_write_drained_bytes,
+        &HwCounters::l2_read_sectors,
         &HwCounters::l2_write_sectors, &HwCounters::l2_read_hit_sectors, &HwCounters::l2_read_miss_sectors,
         &HwCounters::global_load_bytes, &HwCounters::global_store_bytes, &HwCounters::range_seconds,
         &HwCounters::l2_fabric_read_sectors, &HwCounters::l2_fabric_write_sectors, &HwCounters::l2_fabric_miss_sectors})

@@ -234,7 +234,10 @@ nlohmann::json to_json(const Measurement& m) {
         {"ranges", m.hw_runs.size()},
         {"placements", m.placements},
         {"l2_start", std::string(l2_start_name(h.l2_start))},
-        {"dram", {{"read_bytes", h.dram_read_bytes}, {"write_bytes", h.dram_write_bytes}}},
+        {"dram",
+         {{"read_bytes", h.dram_read_bytes},
+          {"write_bytes", h.dram_write_bytes},
+          {"write_drained_bytes", h.dram_write_drained_bytes}}},
         {"l2",
          {{"read_bytes", h.l2_read_bytes()},
           {"write_bytes", h.l2_write_bytes()},
@@ -251,7 +254,9 @@ nlohmann::json to_json(const Measurement& m) {
     if (m.hw_runs.size() > 1) {
       json dram = json::array(), fabric = json::array();
       for (const HwCounters& r : m.hw_runs) {
-        dram.push_back({{"read_bytes", r.dram_read_bytes}, {"write_bytes", r.dram_write_bytes}});
+        dram.push_back({{"read_bytes", r.dram_read_bytes},
+                        {"write_bytes", r.dram_write_bytes},
+                        {"write_drained_bytes", r.dram_write_drained_bytes}});
         fabric.push_back({{"read_sectors", r.l2_fabric_read_sectors},
                           {"write_sectors", r.l2_fabric_write_sectors},
                           {"miss_sectors", r.l2_fabric_miss_sectors}});

@@ -20,9 +20,9 @@ namespace fasim {
 
 namespace {
 
-constexpr const char* kMetricNames[kMetricCount] = {"hbm_read_bytes",  "hbm_write_bytes", "l2_read_bytes",
-                                                    "l2_write_bytes",  "dram_read_bytes", "dram_write_bytes",
-                                                    "time_s"};
+constexpr const char* kMetricNames[kMetricCount] = {
+    "hbm_read_bytes",   "hbm_write_bytes",          "l2_read_bytes", "l2_write_bytes", "dram_read_bytes",
+    "dram_write_bytes", "dram_write_drained_bytes", "time_s"};
 constexpr const char* kHeader = "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured";
 constexpr const char* kSpreadColumns = ",measured_min,measured_max";  // optional: runs with --counter-runs
 constexpr const char* kOccupancyColumn = ",blocks_per_sm";  // optional, after them: --blocks-per-sm (empty: none)
@@ -84,10 +84,12 @@ MetricValues predicted_metrics(const Simulation& sim) {
   const CacheTraffic c = sim.ledger().cache_total();
   const double dram_read = static_cast<double>(c.dram_read_bytes) + code_fetch_bytes(sim);
   const double dram_written = static_cast<double>(c.dram_write_bytes) + background_write_bytes(sim);
-  return {static_cast<double>(hbm.read_bytes),    static_cast<double>(hbm.write_bytes),
-          static_cast<double>(c.l2_read_bytes),   static_cast<double>(c.l2_write_bytes),
-          dram_read,                              dram_written,
-          sim.time().seconds};
+  // Whatever is still dirty goes to DRAM once the drain after the kernel evicts it.
+  const double drained = dram_written + static_cast<double>(sim.l2_dirty_bytes());
+  return {static_cast<double>(hbm.read_bytes),  static_cast<double>(hbm.write_bytes),
+          static_cast<double>(c.l2_read_bytes), static_cast<double>(c.l2_write_bytes),
+          dram_read,                            dram_written,
+          drained,                              sim.time().seconds};
 }
 
 double bar_pct(Metric m) {

@@ -28,6 +28,7 @@ constexpr Look kByteMetrics[] = {
     {"l2_write_bytes", "L2 written", "#1c7ed6", Marker::triangle},
     {"dram_read_bytes", "DRAM read", "#5f3dc4", Marker::circle},
     {"dram_write_bytes", "DRAM written", "#5f3dc4", Marker::triangle},
+    {"dram_write_drained_bytes", "DRAM written, L2 drained", "#5f3dc4", Marker::square},
 };
 
 struct Point {

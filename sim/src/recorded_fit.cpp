@@ -143,6 +143,7 @@ const char* metric_label(Metric m) {
     case Metric::l2_write_bytes: return "L2 write bytes";
     case Metric::dram_read_bytes: return "DRAM read bytes";
     case Metric::dram_write_bytes: return "DRAM write bytes";
+    case Metric::dram_write_drained_bytes: return "DRAM written, L2 drained";
     case Metric::time_s: return "time";
   }
   return "?";

@@ -60,10 +60,12 @@ struct DeviceBuffer {
 
 TEST_CASE("median_of takes each counter's middle run; no GPU needed", "[cuda][counters]") {
   std::vector<cuda::HwCounters> runs(3);
-  const double dram_write[] = {1.6e6, 1.2e6, 2.0e6}, dram_read[] = {9, 7, 8}, l2_read[] = {30, 10, 20},
+  const double dram_write[] = {1.6e6, 1.2e6, 2.0e6}, drained[] = {8e6, 9e6, 7e6}, dram_read[] = {9, 7, 8},
+               l2_read[] = {30, 10, 20},
                fabric_read[] = {5, 6, 4}, fabric_write[] = {3, 1, 2};
   for (std::size_t i = 0; i < runs.size(); ++i) {
     runs[i].dram_write_bytes = dram_write[i];
+    runs[i].dram_write_drained_bytes = drained[i];
     runs[i].dram_read_bytes = dram_read[i];
     runs[i].l2_read_sectors = l2_read[i];
     runs[i].l2_fabric_read_sectors = fabric_read[i];
@@ -73,6 +75,7 @@ TEST_CASE("median_of takes each counter's middle run; no GPU needed", "[cuda][co
   }
   const cuda::HwCounters m = cuda::median_of(runs);
   CHECK(m.dram_write_bytes == 1.6e6);  // each field on its own: not the run with the middle writes
+  CHECK(m.dram_write_drained_bytes == 8e6);
   CHECK(m.dram_read_bytes == 8);
   CHECK(m.l2_read_sectors == 20);
   CHECK(m.l2_fabric_read_sectors == 5);
@@ -142,6 +145,8 @@ TEST_CASE("a copy larger than L2 moves its compulsory bytes through DRAM", "[cud
   // Written bytes still dirty in L2 when the range ends are not written yet.
   CHECK(h.dram_write_bytes <= 1.03 * b);
   CHECK(h.dram_write_bytes >= 0.97 * (b - static_cast<double>(l2)));
+  // The drain after the range writes the rest: every byte stored, once.
+  CHECK(std::abs(h.dram_write_drained_bytes / b - 1) < 0.03);
   CHECK(std::abs(h.l2_read_bytes() / b - 1) < 0.01);
   CHECK(std::abs(h.l2_write_bytes() / b - 1) < 0.01);
   CHECK(std::abs(h.global_load_bytes / b - 1) < 0.01);
@@ -164,6 +169,14 @@ TEST_CASE("the L2 flush empties L2: a warm copy that fits reads nothing from DRA
               n >> 20, cold.dram_read_bytes / b, cold.l2_hit_rate(), warm.dram_read_bytes / b, warm.l2_hit_rate());
   CHECK(cold.dram_read_bytes > 0.95 * b);
   CHECK(warm.dram_read_bytes < 0.05 * b);
+  // The copy fits: little of it reaches DRAM while the range runs, all of it
+  // once the drain evicts it (the warm-up's stores went to the same lines).
+  std::printf("copy %zu MiB (fits L2): cold DRAM written %.3f x in the range, %.3f x drained; warm %.3f x, %.3f x\n",
+              n >> 20, cold.dram_write_bytes / b, cold.dram_write_drained_bytes / b, warm.dram_write_bytes / b,
+              warm.dram_write_drained_bytes / b);
+  CHECK(cold.dram_write_bytes < 0.05 * b);
+  CHECK(std::abs(cold.dram_write_drained_bytes / b - 1) < 0.03);
+  CHECK(std::abs(warm.dram_write_drained_bytes / b - 1) < 0.03);
   CHECK(warm.l2_hit_rate() > 0.9);
   CHECK(warm.l2_start == L2Start::warm);
 }
@@ -186,6 +199,8 @@ TEST_CASE("a range of reads only writes next to nothing to DRAM: nothing dirty i
   CHECK(h.dram_read_bytes > 2 * static_cast<double>(reads.scratch_bytes()) - l2);
   // One 256 KiB piece: the GPU writes back in pieces of that size when idle.
   CHECK(h.dram_write_bytes < 256.0 * 1024);
+  // Nothing dirty at the end either: the drain after it writes next to nothing.
+  CHECK(h.dram_write_drained_bytes < 2 * 256.0 * 1024);
 }
 
 TEST_CASE("measure: own counters equal the simulator and CUPTI sees their loads; time is stable", "[cuda][measure][gpu]") {

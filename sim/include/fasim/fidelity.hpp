@@ -28,11 +28,14 @@ enum class Metric : std::uint8_t {
   l2_read_bytes,     ///< sectors the SMs read from L2, in bytes
   l2_write_bytes,    ///< sectors the SMs wrote to L2, in bytes
   dram_read_bytes,   ///< bytes read from DRAM
-  dram_write_bytes,  ///< bytes written to DRAM
+  dram_write_bytes,  ///< bytes written to DRAM while the kernel runs
+  /// bytes written to DRAM by the time a read-only pass has drained L2 after
+  /// the kernel: dram_write_bytes plus the dirty data the kernel left behind
+  dram_write_drained_bytes,
   time_s,            ///< seconds
 };
 /// @brief How many Metric values there are.
-inline constexpr std::size_t kMetricCount = 7;
+inline constexpr std::size_t kMetricCount = 8;
 /// @brief The CSV name of m ("dram_read_bytes").
 const char* name(Metric m);
 /// @brief The metric with CSV name s, if any.
@@ -69,7 +72,8 @@ double code_fetch_bytes(const Simulation& sim);
 /// @brief The predicted value of every metric of a finished simulation, as the
 /// GPU's counters would see it: DRAM reads are the kernels' misses plus
 /// code_fetch_bytes(sim), DRAM writes their write-backs plus
-/// background_write_bytes(sim).
+/// background_write_bytes(sim), and the drained writes those plus the dirty
+/// bytes still in L2 at the end.
 MetricValues predicted_metrics(const Simulation& sim);
 
 /// @brief The compute model of the CUDA kernel `fasim gpu run` picks for this

@@ -8,7 +8,10 @@
 // Before each pass L2 is flushed (cold, the default), and in warm mode the
 // launch then runs once unmeasured, so every pass sees the same start. The
 // flush comes after cuptiRangeProfilerStart, which leaves dirty data of its
-// own in L2 that a measured kernel would otherwise write back.
+// own in L2 that a measured kernel would otherwise write back. A second
+// range follows the kernel's in every pass: the same read-only flush, which
+// drains the dirty data the kernel left in L2 to DRAM, so that
+// dram_write_drained_bytes counts every byte the kernel makes DRAM write.
 //
 //   const fasim::cuda::HwCounters hw = fasim::cuda::profile_range([&] { dr.launch(false); });
 //   hw.dram_read_bytes, hw.l2_read_bytes(), hw.l2_hit_rate(), ...
@@ -59,6 +62,12 @@ struct HwCounters {
   double dram_read_bytes = 0;
   /// bytes written to DRAM
   double dram_write_bytes = 0;
+  /// Bytes written to DRAM by the end of a second range right after the
+  /// kernel's, in which a read-only pass over 2x the L2 evicts every line:
+  /// dram_write_bytes plus the dirty data the kernel left in L2. L2 writes
+  /// back, so what a kernel stores reaches DRAM during it or after it; when
+  /// depends on the L2's timing, this total does not.
+  double dram_write_drained_bytes = 0;
   /// Read at the SMs (l1tex__m_xbar2l1tex): what crossed the crossbar from L2.
   /// Not lts__t_sectors_srcunit_tex, which is counted at the L2 slices and on
   /// the H200 gave 2.9x fewer sectors than the SMs received when many SMs read
