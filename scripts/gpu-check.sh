@@ -19,6 +19,8 @@
 #   step_test      fasim_cuda_tests (tests.log)
 #   step_calibrate `fasim gpu calibrate` -> <gpu>-measured.toml (table in summary.md)
 #   step_compare   the recorded sweep, simulator vs GPU -> compare.csv, compare.txt
+#   step_placements its flash1 points in 8 placements of the buffers -> placements.csv, .txt
+#                  (not in the default STAGES: ask for it, e.g. STAGES="compare placements")
 #   step_ncu       ncu sections and counters of each kernel version -> ncu.csv
 #   step_sanitize  compute-sanitizer memcheck/racecheck/initcheck/synccheck -> sanitizer.txt
 # The device tool brings back at most 8 files from $OUT: keep it that way.
@@ -126,20 +128,25 @@ step_test() {
 # PLACEMENTS=K measures the counters in K placements of the buffers (other
 # physical pages; near the L2's size they move DRAM bytes by up to 80%):
 # the recorded value is then the median over placements, min and max their range.
+# sweep_into NAME RANGES PLACEMENTS ARGS...: one `fasim compare --sweep`, its
+# rows appended to $OUT/NAME.csv and its log to $OUT/NAME.txt; sets rc=1 if it fails.
+sweep_into() {
+  local name=$1 ranges=$2 placements=$3 part="$OUT/part.csv" dev=()
+  shift 3
+  [ -n "$MEASURED" ] && dev=(--device "$MEASURED")
+  "$FASIM" compare --sweep --no-numerics --counter-runs "$ranges" --placements "$placements" "${dev[@]}" --out "$part" "$@" \
+    >>"$OUT/$name.txt" 2>&1 || rc=1
+  [ -f "$part" ] || return
+  if [ -f "$OUT/$name.csv" ]; then tail -n +2 "$part" >>"$OUT/$name.csv"; else cat "$part" >"$OUT/$name.csv"; fi
+  rm -f "$part"
+}
+
 step_compare() {
   [ -n "$FASIM" ] || { note "- compare: no fasim binary; skipped"; return 0; }
-  local start=$SECONDS rc=0 n dev=()
-  [ -n "$MEASURED" ] && dev=(--device "$MEASURED")
+  local start=$SECONDS rc=0 n
   : >"$OUT/compare.txt"
   rm -f "$OUT/compare.csv"
-  sweep() {  # one `fasim compare --sweep`, its rows appended to compare.csv
-    local part="$OUT/part.csv"
-    "$FASIM" compare --sweep --no-numerics --counter-runs 5 --placements "${PLACEMENTS:-1}" "${dev[@]}" --out "$part" "$@" \
-      >>"$OUT/compare.txt" 2>&1 || rc=1
-    [ -f "$part" ] || return
-    if [ -f "$OUT/compare.csv" ]; then tail -n +2 "$part" >>"$OUT/compare.csv"; else cat "$part" >"$OUT/compare.csv"; fi
-    rm -f "$part"
-  }
+  sweep() { sweep_into compare 5 "${PLACEMENTS:-1}" "$@"; }
   for n in 512 1024 2048 4096 8192 16384; do
     sweep --algo flash2 --dtype fp16 --N "$n" --d 64,128 --heads $((65536 / n))
   done
@@ -151,6 +158,22 @@ step_compare() {
   [ "$rc" -eq 0 ] || status=1
   note "- fasim compare: $((SECONDS - start)) s, exit $rc, $(($(wc -l <"$OUT/compare.csv" 2>/dev/null || echo 1) - 1)) CSV rows${MEASURED:+, predicted with $(basename "$MEASURED")}"
   { echo; echo '```'; cat "$OUT/compare.txt"; echo '```'; } >>"$SUMMARY"
+}
+
+# The sweep's flash1 points, whose working set is near the L2's size, in 8
+# placements of the buffers, 2 counter ranges each: there one placement's DRAM
+# bytes are one sample (they moved 2x to 4.4x between two calls on an H200,
+# docs/results/drained-writes-2026-11-29.md); the median of 8 repeats within
+# a few percent. -> placements.csv, placements.txt (about 150 s on an H200).
+step_placements() {
+  [ -n "$FASIM" ] || { note "- placements: no fasim binary; skipped"; return 0; }
+  local start=$SECONDS rc=0
+  : >"$OUT/placements.txt"
+  rm -f "$OUT/placements.csv"
+  sweep_into placements 2 8 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 64 --heads 16
+  sweep_into placements 2 8 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 128 --heads 16 --br 64 --bc 64
+  [ "$rc" -eq 0 ] || status=1
+  note "- fasim compare, flash1 in 8 placements: $((SECONDS - start)) s, exit $rc, $(($(wc -l <"$OUT/placements.csv" 2>/dev/null || echo 1) - 1)) CSV rows"
 }
 
 # Hardware detail behind the model's misses: ncu on one launch of each kernel
