@@ -63,16 +63,15 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
           std::snprintf(buf, sizeof buf, "%.3f us", v * 1e6);
           return std::string(buf);
         };
-        const double p = reps[0].predicted[i];
         const auto measured = reps[0].point->measured[i];
         if (!measured) continue;  // not recorded (an older CSV)
-        char err[32] = "n/a";
-        if (measured && p == *measured)
+        const double p = reps[0].predicted[i];
+        char err[32];
+        if (p == *measured)
           std::snprintf(err, sizeof err, "exact");
-        else if (measured)
+        else
           std::snprintf(err, sizeof err, "%+.1f%%", error_pct(p, *measured));
-        std::printf("  %-28s %18s %18s %10s", metric_label(m), shown(p).c_str(),
-                    measured ? shown(*measured).c_str() : "n/a", err);
+        std::printf("  %-28s %18s %18s %10s", metric_label(m), shown(p).c_str(), shown(*measured).c_str(), err);
         if (point.measured_min[i] && point.measured_max[i])
           std::printf("  %s - %s", shown(*point.measured_min[i]).c_str(), shown(*point.measured_max[i]).c_str());
         std::printf("\n");
