@@ -19,8 +19,7 @@
 #   step_test      fasim_cuda_tests (tests.log)
 #   step_calibrate `fasim gpu calibrate` -> <gpu>-measured.toml (table in summary.md)
 #   step_compare   the recorded sweep, simulator vs GPU -> compare.csv, compare.txt
-#   step_placements its flash1 points in 8 placements of the buffers -> placements.csv, .txt
-#                  (not in the default STAGES: ask for it, e.g. STAGES="compare placements")
+#                  (flash1's points as the median of 8 placements of the buffers)
 #   step_ncu       ncu sections and counters of each kernel version -> ncu.csv
 #   step_sanitize  compute-sanitizer memcheck/racecheck/initcheck/synccheck -> sanitizer.txt
 # The device tool brings back at most 8 files from $OUT: keep it that way.
@@ -123,11 +122,20 @@ step_test() {
 #     at N = 16384, fp32: 34 GB); the fp32-arithmetic kernels keep S in shared
 #     memory too, so at d = 128 they run 64 x 64 tiles;
 #   flash1 fp32 and fp16: 16 heads, N 512..4096 (one block per head, so a head
-#     takes as long as the whole GPU; N = 8192 and up would take minutes a point).
+#     takes as long as the whole GPU; N = 8192 and up would take minutes a point);
+#     at d = 64 both dtypes run fp32's paper tiles, Br 64 and Bc 227: the kernel
+#     holds its tiles in fp32, so fp16's paper Bc (454) would need 368 KB of
+#     shared memory, and until 2026-11-30 those four points were skipped.
+# A skipped point makes `fasim compare --sweep` exit 1, so it shows here.
 # Numerics are checked by fasim_cuda_tests, not here (--no-numerics).
-# PLACEMENTS=K measures the counters in K placements of the buffers (other
-# physical pages; near the L2's size they move DRAM bytes by up to 80%):
-# the recorded value is then the median over placements, min and max their range.
+# Counters: 5 ranges, median. PLACEMENTS=K measures them in K placements of
+# the buffers (other physical pages), 5 ranges in each: the recorded value is
+# then the median of all, min and max their range. flash1's points take 8
+# placements of 2 ranges (FLASH1_PLACEMENTS=K to change it): three of them
+# stream about the L2's size each key block, and there one placement's DRAM
+# bytes are one sample (2x to 4.4x apart between two calls on an H200,
+# docs/results/drained-writes-2026-11-29.md); the median of 8 moved by 18% at
+# most between machines.
 # sweep_into NAME RANGES PLACEMENTS ARGS...: one `fasim compare --sweep`, its
 # rows appended to $OUT/NAME.csv and its log to $OUT/NAME.txt; sets rc=1 if it fails.
 sweep_into() {
@@ -147,33 +155,18 @@ step_compare() {
   : >"$OUT/compare.txt"
   rm -f "$OUT/compare.csv"
   sweep() { sweep_into compare 5 "${PLACEMENTS:-1}" "$@"; }
+  flash1() { sweep_into compare 2 "${FLASH1_PLACEMENTS:-8}" "$@"; }
   for n in 512 1024 2048 4096 8192 16384; do
     sweep --algo flash2 --dtype fp16 --N "$n" --d 64,128 --heads $((65536 / n))
   done
   sweep --algo naive --dtype fp32,fp16 --N 512,1024,2048,4096,8192,16384 --d 64,128 --heads 16
   sweep --algo flash2 --dtype fp32 --N 512,1024,2048,4096,8192,16384 --d 64 --heads 16
   sweep --algo flash2 --dtype fp32 --N 512,1024,2048,4096,8192,16384 --d 128 --heads 16 --br 64 --bc 64
-  sweep --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 64 --heads 16
-  sweep --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 128 --heads 16 --br 64 --bc 64
+  flash1 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 64 --heads 16 --br 64 --bc 227
+  flash1 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 128 --heads 16 --br 64 --bc 64
   [ "$rc" -eq 0 ] || status=1
   note "- fasim compare: $((SECONDS - start)) s, exit $rc, $(($(wc -l <"$OUT/compare.csv" 2>/dev/null || echo 1) - 1)) CSV rows${MEASURED:+, predicted with $(basename "$MEASURED")}"
   { echo; echo '```'; cat "$OUT/compare.txt"; echo '```'; } >>"$SUMMARY"
-}
-
-# The sweep's flash1 points, whose working set is near the L2's size, in 8
-# placements of the buffers, 2 counter ranges each: there one placement's DRAM
-# bytes are one sample (they moved 2x to 4.4x between two calls on an H200,
-# docs/results/drained-writes-2026-11-29.md); the median of 8 repeats within
-# a few percent. -> placements.csv, placements.txt (about 150 s on an H200).
-step_placements() {
-  [ -n "$FASIM" ] || { note "- placements: no fasim binary; skipped"; return 0; }
-  local start=$SECONDS rc=0
-  : >"$OUT/placements.txt"
-  rm -f "$OUT/placements.csv"
-  sweep_into placements 2 8 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 64 --heads 16
-  sweep_into placements 2 8 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 128 --heads 16 --br 64 --bc 64
-  [ "$rc" -eq 0 ] || status=1
-  note "- fasim compare, flash1 in 8 placements: $((SECONDS - start)) s, exit $rc, $(($(wc -l <"$OUT/placements.csv" 2>/dev/null || echo 1) - 1)) CSV rows"
 }
 
 # Hardware detail behind the model's misses: ncu on one launch of each kernel

@@ -405,6 +405,12 @@ int run_sweep(const CompareArgs& a, CLI::App* sub, const std::vector<Point>& poi
   }
   if (file) file->commit();
   if (skipped == points.size()) throw UserError("no point of the sweep could run (see the lines above)");
+  if (skipped > 0) {  // a sweep with holes is not the sweep asked for: say so, and do not exit 0
+    std::cerr << "fasim compare: " << skipped << " of " << points.size()
+              << " points skipped (reasons above); the CSV holds the other " << points.size() - skipped
+              << "; give tiles that fit (--br, --bc) to run them\n";
+    status = 1;
+  }
   return status;
 }
 
@@ -470,7 +476,8 @@ Action add_compare(CLI::App& app) {
       "Near the L2's size the GPU's DRAM bytes depend on the buffers' physical pages: give --placements 8 to see\n"
       "by how much (docs/results/h200-2026-11-23-flash1-placement.md).\n"
       "Exit 0: HBM exact everywhere (with --recorded: the points were predicted again); 1: a difference, no\n"
-      "counters, or a GPU failure; 2: bad input, or no GPU to run on (no NVIDIA driver, or a build without CUDA).");
+      "counters, a sweep point skipped, or a GPU failure; 2: bad input, or no GPU to run on (no NVIDIA driver,\n"
+      "or a build without CUDA).");
 
   return [a, sub]() -> int {
     if (!a->recorded.empty()) {
