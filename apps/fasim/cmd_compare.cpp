@@ -181,6 +181,7 @@ struct Comparison {
   Row fabric;             // bytes between the L2 halves (lts__t_sectors_srcunit_ltcfabric)
   double predicted_seconds = 0;
   double predicted_background_write_bytes = 0;  ///< of the predicted DRAM writes: the GPU's own
+  double predicted_background_expected_bytes = 0;  ///< of the predicted drained writes: the GPU's own
   double predicted_code_fetch_bytes = 0;        ///< of the predicted DRAM reads: the kernels' code
   std::string predicted_bound;
   std::string predicted_occupancy;  ///< blocks per SM of each simulated kernel, "2" or "4, 8, 2"
@@ -247,6 +248,7 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
   cmp.fabric = counted(fabric, [](const cuda::HwCounters& h) { return h.l2_fabric_bytes(); });
   cmp.predicted_seconds = sim.time().seconds;
   cmp.predicted_background_write_bytes = background_write_bytes(sim);
+  cmp.predicted_background_expected_bytes = background_write_expected_bytes(sim);
   cmp.predicted_code_fetch_bytes = code_fetch_bytes(sim);
   cmp.predicted_bound = std::string(name(sim.time().bound));
   for (const KernelTime& k : sim.time().kernels)
@@ -284,6 +286,7 @@ void print_table(std::ostream& os, const Comparison& cmp) {
   const Row& time = cmp.row(Metric::time_s);
   const Row& read = cmp.row(Metric::dram_read_bytes);
   const Row& written = cmp.row(Metric::dram_write_bytes);
+  const Row& drained = cmp.row(Metric::dram_write_drained_bytes);
   os << "fasim compare: " << name(c.mapping.algo) << " " << name(w.dtype) << ", batch " << w.batch << " x heads "
      << w.heads << ", N " << w.N << ", d " << w.d << (w.causal ? ", causal" : "") << ", Br " << c.mapping.br
      << ", Bc " << c.mapping.bc << ", L2 " << cuda::l2_start_name(m.l2)
@@ -311,7 +314,8 @@ void print_table(std::ostream& os, const Comparison& cmp) {
      << " B; docs/results/code-fetch-2026-11-29.md), and the predicted writes the GPU's background\n"
         "  writes ("
      << with_commas(static_cast<std::int64_t>(std::llround(cmp.predicted_background_write_bytes))) << " B: [hbm] "
-        "background_write_mib_per_s x predicted time).\n"
+        "background_write_mib_per_s x predicted time, in whole\n  256 KiB pieces; the drained row takes the expected value, "
+     << with_commas(static_cast<std::int64_t>(std::llround(cmp.predicted_background_expected_bytes))) << " B).\n"
         "  L2 fabric: sectors one L2 half read or wrote in the other x 32 B (lts__t_sectors_srcunit_ltcfabric);\n"
         "  no bar, a check of the copy rule (docs/results/fabric-compare-2026-11-24.md). Time: median of "
      << m.time.runs << " unprofiled runs\n  (min " << show(time, m.time.min_s) << ", max "
@@ -321,7 +325,8 @@ void print_table(std::ostream& os, const Comparison& cmp) {
     os << "  Counters: the median of " << m.hw_runs.size() << " ranges"
        << (m.placements > 1 ? " in " + std::to_string(m.placements) + " placements of the buffers" : std::string())
        << "; DRAM read " << show(read, *read.min) << " to " << show(read, *read.max) << " B, written "
-       << show(written, *written.min) << " to " << show(written, *written.max) << " B.\n";
+       << show(written, *written.min) << " to " << show(written, *written.max) << " B, drained "
+       << show(drained, *drained.min) << " to " << show(drained, *drained.max) << " B.\n";
   if (m.checked) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "  GPU output: max abs error %.2e, max rel error %.2e against an fp64 reference\n",
@@ -363,6 +368,7 @@ nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
           {"hbm_exact", cmp.hbm_exact()},
           {"predicted_bound", cmp.predicted_bound},
           {"predicted_background_write_bytes", cmp.predicted_background_write_bytes},
+          {"predicted_background_expected_bytes", cmp.predicted_background_expected_bytes},
           {"predicted_code_fetch_bytes", cmp.predicted_code_fetch_bytes},
           {"rows", rows},
           {"measurement", cuda::to_json(m)}};

@@ -81,13 +81,15 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
                 << " B of the kernels' code, fetched once by a cold run\n"
                 << "  (docs/results/code-fetch-2026-11-29.md), and DRAM writes "
                 << with_commas(static_cast<std::int64_t>(std::llround(reps[0].background_write_bytes)))
-                << " B of the GPU's background writes.\n";
+                << " B of the GPU's background writes\n  (whole 256 KiB pieces; the drained writes take "
+                << with_commas(static_cast<std::int64_t>(std::llround(reps[0].background_write_expected_bytes)))
+                << " B, the expected value).\n";
     }
     bool repeated = false;  // some points were measured more than once
     if (reps.size() > 1) {
       const nlohmann::json& fits = fit["fit"];  // computed once, above
       for (std::size_t i = 0; i < kMetricCount; ++i) repeated |= fits[name(static_cast<Metric>(i))]["repeated"] > 0;
-      std::printf("  %-18s %6s %9s %10s %10s %8s%s\n", "metric", "points", "in bar", "mean |err|", "max |err|", "bar",
+      std::printf("  %-24s %6s %9s %10s %10s %8s%s\n", "metric", "points", "in bar", "mean |err|", "max |err|", "bar",
                   repeated ? "  GPU spread > bar  in GPU range" : "");
       for (std::size_t i = 0; i < kMetricCount; ++i) {
         const auto m = static_cast<Metric>(i);
@@ -96,7 +98,7 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
         const int repeats = f["repeated"];
         char bar[16];
         std::snprintf(bar, sizeof bar, bar_pct(m) == 0 ? "exact" : "%.0f%%", bar_pct(m));
-        std::printf("  %-18s %6d %9d %9.1f%% %9.1f%% %8s", name(m), f["points"].get<int>(), f["in_bar"].get<int>(),
+        std::printf("  %-24s %6d %9d %9.1f%% %9.1f%% %8s", name(m), f["points"].get<int>(), f["in_bar"].get<int>(),
                     f["mean_abs_error_pct"].get<double>(), f["max_abs_error_pct"].get<double>(), bar);
         if (repeats > 0) {
           char spread[32], range[32];

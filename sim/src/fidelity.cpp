@@ -62,6 +62,10 @@ double background_write_bytes(const Simulation& sim) {
   return std::round(pieces) * kBackgroundPieceBytes;
 }
 
+double background_write_expected_bytes(const Simulation& sim) {
+  return sim.device().dram_background_write_rate * sim.time().seconds;
+}
+
 double code_fetch_bytes(const Simulation& sim) {
   if (sim.options().l2 != L2Start::cold) return 0;
   const CodeFetch& code = sim.device().code_fetch;
@@ -85,7 +89,8 @@ MetricValues predicted_metrics(const Simulation& sim) {
   const double dram_read = static_cast<double>(c.dram_read_bytes) + code_fetch_bytes(sim);
   const double dram_written = static_cast<double>(c.dram_write_bytes) + background_write_bytes(sim);
   // Whatever is still dirty goes to DRAM once the drain after the kernel evicts it.
-  const double drained = dram_written + static_cast<double>(sim.l2_dirty_bytes());
+  const double drained = static_cast<double>(c.dram_write_bytes) + static_cast<double>(sim.l2_dirty_bytes()) +
+                         background_write_expected_bytes(sim);
   return {static_cast<double>(hbm.read_bytes),  static_cast<double>(hbm.write_bytes),
           static_cast<double>(c.l2_read_bytes), static_cast<double>(c.l2_write_bytes),
           dram_read,                            dram_written,
@@ -238,7 +243,8 @@ std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, co
                   sim.ledger().cache_total().l2_fabric_bytes,
                   placement_name(device, compute, grids),
                   code_fetch_bytes(sim),
-                  background_write_bytes(sim)};
+                  background_write_bytes(sim),
+                  background_write_expected_bytes(sim)};
       } catch (...) {
         failed[i] = std::current_exception();
         stop = true;

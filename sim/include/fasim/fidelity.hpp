@@ -69,11 +69,20 @@ double background_write_bytes(const Simulation& sim);
 /// no CUDA kernel.
 double code_fetch_bytes(const Simulation& sim);
 
+/// @brief The GPU's background DRAM writes over the predicted time as an
+/// expected value: the rate x the time, fractions of a piece kept. The
+/// drained writes take this one. Their count is megabytes, so a piece moves it
+/// a little, and whether the median range holds one more piece is close to a
+/// coin flip when the time is near half the pace; the expected value is less
+/// than one piece from either outcome (sweep-2026-11-30.md).
+double background_write_expected_bytes(const Simulation& sim);
+
 /// @brief The predicted value of every metric of a finished simulation, as the
 /// GPU's counters would see it: DRAM reads are the kernels' misses plus
 /// code_fetch_bytes(sim), DRAM writes their write-backs plus
-/// background_write_bytes(sim), and the drained writes those plus the dirty
-/// bytes still in L2 at the end.
+/// background_write_bytes(sim), and the drained writes the write-backs plus
+/// the dirty bytes still in L2 at the end plus
+/// background_write_expected_bytes(sim).
 MetricValues predicted_metrics(const Simulation& sim);
 
 /// @brief The compute model of the CUDA kernel `fasim gpu run` picks for this
@@ -140,6 +149,7 @@ struct Reprediction {
   std::string placement;
   double code_fetch_bytes = 0;        ///< of the predicted DRAM reads: the kernels' code
   double background_write_bytes = 0;  ///< of the predicted DRAM writes: the GPU's own
+  double background_write_expected_bytes = 0;  ///< of the predicted drained writes: the GPU's own
 };
 
 /// @brief Predicts every point again on `device` (counting only). The points
