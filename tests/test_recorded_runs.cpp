@@ -385,9 +385,9 @@ TEST_CASE("recorded runs: drained DRAM writes on two H200 sweeps and flash1 in 8
   // placement, 5 ranges) and its 12 flash1 points three times in 8
   // placements (2 ranges each; the third on another machine, by
   // gpu-check.sh's placements stage, since folded into its compare stage).
-  // Drained writes in bar: 57, 57, 12, 12 and 11 (10 before the drained count
-  // took the background's expected value, 2026-11-30); the GPU's own ranges spread over 10% at 1 point of each sweep,
-  // against 17 and 18 for the writes counted while the kernel runs. The
+  // Drained writes in bar: 57, 57, 12, 12 and 11 (10 before the drained
+  // count took the background's expected value, 2026-11-30); the GPU's own
+  // ranges spread over 10% at 1 point of each sweep, against 17 and 18 for the writes counted while the kernel runs. The
   // sweeps' drained misses are the three flash1 points near the L2's size,
   // whose DRAM bytes follow the buffers' pages (the first sweep read 54 to
   // 71 MB there, the second 120 to 310 MB).
@@ -422,29 +422,31 @@ TEST_CASE("recorded runs: the whole issue-4 sweep, 64 points, flash1's in 8 plac
   // on a fresh machine after the drained count took the expected background
   // (s52b, held out): reads 63, drained writes 63 (flash1 fp16 N = 4096
   // d = 128, at the L2's edge, -11.4%).
-  const RecordedSet set{"h200-2026-11-30-sweep-s52.csv", "h200-2026-11-22-measured.toml",
-                        "h200-2026-11-30-sweep-s52-misses.csv", 64};
-  check_ratchet(set);
-  check_ratchet({"h200-2026-11-30-sweep-s52b.csv", "h200-2026-11-22-measured.toml",
-                 "h200-2026-11-30-sweep-s52b-misses.csv", 64});
-  // The issue's grid, every cell: naive, flash1 and flash2; fp32 and fp16;
-  // d = 64 and 128; N = 512 to 16384 (flash1 to 4096: one block per head).
   const auto cell_of = [](Algo algo, DType dtype, std::int64_t d) {
     return std::string(name(algo)) + " " + std::string(name(dtype)) + " d=" + std::to_string(d);
   };
-  std::map<std::string, std::set<std::int64_t>> lengths;
-  for (const RecordedPoint& p : read_recorded_csv((kResults / set.csv).string()))
-    lengths[cell_of(p.mapping.algo, p.workload.dtype, p.workload.d)].insert(p.workload.N);
-  for (const Algo algo : {Algo::naive, Algo::flash1, Algo::flash2})
-    for (const DType dtype : {DType::fp32, DType::fp16})
-      for (const std::int64_t d : {64, 128}) {
-        const std::string cell = cell_of(algo, dtype, d);
-        const std::set<std::int64_t> want = algo == Algo::flash1 ? std::set<std::int64_t>{512, 1024, 2048, 4096}
-                                                                 : std::set<std::int64_t>{512, 1024, 2048, 4096, 8192, 16384};
-        INFO(cell);
-        CHECK(lengths[cell] == want);
-      }
-  CHECK(lengths.size() == 12);
+  for (const RecordedSet& set : {RecordedSet{"h200-2026-11-30-sweep-s52.csv", "h200-2026-11-22-measured.toml",
+                                             "h200-2026-11-30-sweep-s52-misses.csv", 64},
+                                 RecordedSet{"h200-2026-11-30-sweep-s52b.csv", "h200-2026-11-22-measured.toml",
+                                             "h200-2026-11-30-sweep-s52b-misses.csv", 64}}) {
+    check_ratchet(set);
+    // The issue's grid, every cell: naive, flash1 and flash2; fp32 and fp16;
+    // d = 64 and 128; N = 512 to 16384 (flash1 to 4096: one block per head).
+    std::map<std::string, std::set<std::int64_t>> lengths;
+    for (const RecordedPoint& p : read_recorded_csv((kResults / set.csv).string()))
+      lengths[cell_of(p.mapping.algo, p.workload.dtype, p.workload.d)].insert(p.workload.N);
+    for (const Algo algo : {Algo::naive, Algo::flash1, Algo::flash2})
+      for (const DType dtype : {DType::fp32, DType::fp16})
+        for (const std::int64_t d : {64, 128}) {
+          const std::string cell = cell_of(algo, dtype, d);
+          const std::set<std::int64_t> want = algo == Algo::flash1
+                                                  ? std::set<std::int64_t>{512, 1024, 2048, 4096}
+                                                  : std::set<std::int64_t>{512, 1024, 2048, 4096, 8192, 16384};
+          INFO(set.csv << ": " << cell);
+          CHECK(lengths[cell] == want);
+        }
+    CHECK(lengths.size() == 12);
+  }
 }
 
 TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of the buffers", "[fidelity][slow]") {
@@ -513,9 +515,9 @@ TEST_CASE("fidelity: drained DRAM writes are the writes plus every dirty byte le
   // The background the drained count carries is the expected one (rate x
   // time, fractions kept); dram_write_bytes carries it in whole pieces.
   const DeviceSpec d = load_device("h200");
-  const auto drained_from_parts = [](const Simulation& sim, const MetricValues& p) {
-    const double writebacks = p[static_cast<std::size_t>(Metric::dram_write_bytes)] - background_write_bytes(sim);
-    return writebacks + static_cast<double>(sim.l2_dirty_bytes()) + background_write_expected_bytes(sim);
+  const auto drained_from_parts = [](const Simulation& sim) {
+    return static_cast<double>(sim.ledger().cache_total().dram_write_bytes) +
+           static_cast<double>(sim.l2_dirty_bytes()) + background_write_expected_bytes(sim);
   };
   const auto drained = static_cast<std::size_t>(Metric::dram_write_drained_bytes);
   const auto l2w = static_cast<std::size_t>(Metric::l2_write_bytes);
@@ -527,7 +529,7 @@ TEST_CASE("fidelity: drained DRAM writes are the writes plus every dirty byte le
       sim.run();
       const MetricValues p = predicted_metrics(sim);
       INFO("heads " << heads << ", N " << N);
-      CHECK(p[drained] == drained_from_parts(sim, p));
+      CHECK(p[drained] == drained_from_parts(sim));
       const double expected = background_write_expected_bytes(sim);
       CHECK(expected == d.dram_background_write_rate * sim.time().seconds);
       CHECK(std::abs(expected - background_write_bytes(sim)) <= kBackgroundPieceBytes / 2);
@@ -543,7 +545,7 @@ TEST_CASE("fidelity: drained DRAM writes are the writes plus every dirty byte le
   Simulation sim(d, w, m, {.numerics = false, .compute = cuda_compute_model(w, m)});
   sim.run();
   const MetricValues p = predicted_metrics(sim);
-  CHECK(p[drained] == drained_from_parts(sim, p));
+  CHECK(p[drained] == drained_from_parts(sim));
   const double o_l_m = 16.0 * 4096 * (64 * 4 + 2 * 4);
   CHECK(p[drained] > o_l_m);    // written back more than once ...
   CHECK(p[drained] < p[l2w]);   // ... but not once per store: some stores met a dirty line

@@ -53,17 +53,16 @@ std::optional<Metric> parse_metric(const std::string& s) {
   return std::nullopt;
 }
 
+double background_write_expected_bytes(const Simulation& sim) {
+  return sim.device().dram_background_write_rate * sim.time().seconds;
+}
+
 double background_write_bytes(const Simulation& sim) {
   // Pieces come at a steady pace (an idle 100 ms range counted 7 in each of 5
   // tries), so a range of time t sees floor(t / pace) or one more, the more
   // often the larger the fraction; the median of several ranges, which is
   // what is recorded, is the nearer whole number.
-  const double pieces = sim.device().dram_background_write_rate * sim.time().seconds / kBackgroundPieceBytes;
-  return std::round(pieces) * kBackgroundPieceBytes;
-}
-
-double background_write_expected_bytes(const Simulation& sim) {
-  return sim.device().dram_background_write_rate * sim.time().seconds;
+  return std::round(background_write_expected_bytes(sim) / kBackgroundPieceBytes) * kBackgroundPieceBytes;
 }
 
 double code_fetch_bytes(const Simulation& sim) {
