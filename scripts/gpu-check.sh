@@ -19,7 +19,8 @@
 #   step_test      fasim_cuda_tests (tests.log)
 #   step_calibrate `fasim gpu calibrate` -> <gpu>-measured.toml (table in summary.md)
 #   step_compare   the recorded sweep, simulator vs GPU -> compare.csv, compare.txt
-#                  (flash1's points as the median of 8 placements of the buffers)
+#                  (flash1's points as the median of 8 placements of the buffers,
+#                  one head per SM: FLASH1_HEADS=H to change it)
 #   step_ncu       ncu sections and counters of each kernel version -> ncu.csv
 #   step_sanitize  compute-sanitizer memcheck/racecheck/initcheck/synccheck -> sanitizer.txt
 # The device tool brings back at most 8 files from $OUT: keep it that way.
@@ -121,8 +122,11 @@ step_test() {
 #   naive fp32 and fp16, flash2 fp32: 16 heads, N 512..16384 (naive's S and P
 #     at N = 16384, fp32: 34 GB); the fp32-arithmetic kernels keep S in shared
 #     memory too, so at d = 128 they run 64 x 64 tiles;
-#   flash1 fp32 and fp16: 16 heads, N 512..4096 (one block per head, so a head
-#     takes as long as the whole GPU; N = 8192 and up would take minutes a point);
+#   flash1 fp32 and fp16: N 512..4096, one head per SM (132 on an H200:
+#     FLASH1_HEADS, else the SM count of the measured profile), so the GPU is
+#     full: flash1 runs one block per head, and until 2026-11-30 its 16 heads
+#     used 16 of 132 SMs (those points stay in the older recordings). A head
+#     takes as long as the whole GPU, so N = 8192 and up would take minutes a point;
 #     at d = 64 both dtypes run fp32's paper tiles, Br 64 and Bc 227: the kernel
 #     holds its tiles in fp32, so fp16's paper Bc (454) would need 368 KB of
 #     shared memory, and until 2026-11-30 those four points were skipped.
@@ -162,8 +166,10 @@ step_compare() {
   sweep --algo naive --dtype fp32,fp16 --N 512,1024,2048,4096,8192,16384 --d 64,128 --heads 16
   sweep --algo flash2 --dtype fp32 --N 512,1024,2048,4096,8192,16384 --d 64 --heads 16
   sweep --algo flash2 --dtype fp32 --N 512,1024,2048,4096,8192,16384 --d 128 --heads 16 --br 64 --bc 64
-  flash1 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 64 --heads 16 --br 64 --bc 227
-  flash1 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 128 --heads 16 --br 64 --bc 64
+  local heads=${FLASH1_HEADS:-$(sed -n 's/^sm_count *= *\([0-9]*\).*/\1/p' "$MEASURED" 2>/dev/null | head -1)}
+  heads=${heads:-132}
+  flash1 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 64 --heads "$heads" --br 64 --bc 227
+  flash1 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 128 --heads "$heads" --br 64 --bc 64
   [ "$rc" -eq 0 ] || status=1
   note "- fasim compare: $((SECONDS - start)) s, exit $rc, $(($(wc -l <"$OUT/compare.csv" 2>/dev/null || echo 1) - 1)) CSV rows${MEASURED:+, predicted with $(basename "$MEASURED")}"
   { echo; echo '```'; cat "$OUT/compare.txt"; echo '```'; } >>"$SUMMARY"

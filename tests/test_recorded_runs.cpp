@@ -421,20 +421,38 @@ TEST_CASE("recorded runs: the whole issue-4 sweep, 64 points, flash1's in 8 plac
   // reads 13.8% less than the model), drained writes 64 of 64. Recorded again
   // on a fresh machine after the drained count took the expected background
   // (s52b, held out): reads 63, drained writes 63 (flash1 fp16 N = 4096
-  // d = 128, at the L2's edge, -11.4%).
+  // d = 128, at the L2's edge, -11.4%). Those two ran flash1 with 16 heads,
+  // 16 of 132 SMs. s53 (session 53) runs it as the issue asks, the GPU full:
+  // 132 heads, one block per SM (docs/results/flash1-full-grid-2026-11-30.md).
+  // Reads 62 and drained writes 62 of 64 there: two flash1 points near the
+  // L2's size, where the GPU reads and writes back more than the model.
   const auto cell_of = [](Algo algo, DType dtype, std::int64_t d) {
     return std::string(name(algo)) + " " + std::string(name(dtype)) + " d=" + std::to_string(d);
   };
-  for (const RecordedSet& set : {RecordedSet{"h200-2026-11-30-sweep-s52.csv", "h200-2026-11-22-measured.toml",
-                                             "h200-2026-11-30-sweep-s52-misses.csv", 64},
-                                 RecordedSet{"h200-2026-11-30-sweep-s52b.csv", "h200-2026-11-22-measured.toml",
-                                             "h200-2026-11-30-sweep-s52b-misses.csv", 64}}) {
+  struct Sweep {
+    RecordedSet set;
+    std::int64_t flash1_heads;  // batch x heads of every flash1 point
+  };
+  for (const Sweep& sweep : {Sweep{{"h200-2026-11-30-sweep-s52.csv", "h200-2026-11-22-measured.toml",
+                                    "h200-2026-11-30-sweep-s52-misses.csv", 64},
+                                   16},
+                             Sweep{{"h200-2026-11-30-sweep-s52b.csv", "h200-2026-11-22-measured.toml",
+                                    "h200-2026-11-30-sweep-s52b-misses.csv", 64},
+                                   16},
+                             Sweep{{"h200-2026-11-30-sweep-s53.csv", "h200-2026-11-22-measured.toml",
+                                    "h200-2026-11-30-sweep-s53-misses.csv", 64},
+                                   132}}) {
+    const RecordedSet& set = sweep.set;
     check_ratchet(set);
     // The issue's grid, every cell: naive, flash1 and flash2; fp32 and fp16;
     // d = 64 and 128; N = 512 to 16384 (flash1 to 4096: one block per head).
     std::map<std::string, std::set<std::int64_t>> lengths;
-    for (const RecordedPoint& p : read_recorded_csv((kResults / set.csv).string()))
+    for (const RecordedPoint& p : read_recorded_csv((kResults / set.csv).string())) {
       lengths[cell_of(p.mapping.algo, p.workload.dtype, p.workload.d)].insert(p.workload.N);
+      if (p.mapping.algo != Algo::flash1) continue;
+      INFO(set.csv << ": " << describe(p));
+      CHECK(p.workload.batch * p.workload.heads == sweep.flash1_heads);
+    }
     for (const Algo algo : {Algo::naive, Algo::flash1, Algo::flash2})
       for (const DType dtype : {DType::fp32, DType::fp16})
         for (const std::int64_t d : {64, 128}) {
@@ -447,6 +465,22 @@ TEST_CASE("recorded runs: the whole issue-4 sweep, 64 points, flash1's in 8 plac
         }
     CHECK(lengths.size() == 12);
   }
+  // The GPU full means one flash1 block per SM: the profile's SM count.
+  CHECK(load_device((kResults / "h200-2026-11-22-measured.toml").string()).sm_count == 132);
+}
+
+TEST_CASE("recorded runs: flash1 with the GPU full, and its 16-head edge by heads", "[fidelity][slow]") {
+  // Session 53, two calls on fresh H200s (docs/results/flash1-full-grid-2026-11-30.sh):
+  // flash1's 16 sweep points with 132 heads (the GPU full), 8 placements x 2
+  // ranges, recorded once before the sweep s53 took them again; and
+  // flash1 fp32 N = 4096 d = 64 (Bc 227) at 13 to 20 heads, around the 16
+  // heads of the older sweeps, where the L2 runs out. The full-grid misses
+  // repeat s53's within 3% (reads 73.0 / 72.4 MB and 97.5 / 95.3 MB, model
+  // 62.8 and 84.6).
+  check_ratchet({"h200-2026-11-30-flash1-full-grid.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-30-flash1-full-grid-misses.csv", 16});
+  check_ratchet({"h200-2026-11-30-flash1-edge-heads.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-30-flash1-edge-heads-misses.csv", 6});
 }
 
 TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of the buffers", "[fidelity][slow]") {
