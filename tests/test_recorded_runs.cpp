@@ -481,6 +481,12 @@ TEST_CASE("recorded runs: flash1 with the GPU full, and its 16-head edge by head
                  "h200-2026-11-30-flash1-full-grid-misses.csv", 16});
   check_ratchet({"h200-2026-11-30-flash1-edge-heads.csv", "h200-2026-11-22-measured.toml",
                  "h200-2026-11-30-flash1-edge-heads-misses.csv", 6});
+  // Then the GPU full near the L2's size, by length (N 384 to 640), key
+  // block (Bc 16 to 128) and heads (66, 100): reads in bar at 4 of 10,
+  // drained writes at 3. The GPU starts missing at a lower load than the
+  // model and misses more until far past it.
+  check_ratchet({"h200-2026-11-30-flash1-balanced-edge.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-30-flash1-balanced-edge-misses.csv", 10});
 }
 
 TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of the buffers", "[fidelity][slow]") {
