@@ -125,8 +125,8 @@ step_test() {
 #   flash1 fp32 and fp16: N 512..4096, one head per SM (132 on an H200:
 #     FLASH1_HEADS, else the SM count of the measured profile), so the GPU is
 #     full: flash1 runs one block per head, and until 2026-11-30 its 16 heads
-#     used 16 of 132 SMs (those points stay in the older recordings). A head
-#     takes as long as the whole GPU, so N = 8192 and up would take minutes a point;
+#     used 16 of 132 SMs (those points stay in the older recordings). A kernel
+#     takes as long as one head, so N = 8192 and up would take minutes a point;
 #     at d = 64 both dtypes run fp32's paper tiles, Br 64 and Bc 227: the kernel
 #     holds its tiles in fp32, so fp16's paper Bc (454) would need 368 KB of
 #     shared memory, and until 2026-11-30 those four points were skipped.
