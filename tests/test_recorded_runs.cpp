@@ -487,6 +487,12 @@ TEST_CASE("recorded runs: flash1 with the GPU full, and its 16-head edge by head
   // model and misses more until far past it.
   check_ratchet({"h200-2026-11-30-flash1-balanced-edge.csv", "h200-2026-11-22-measured.toml",
                  "h200-2026-11-30-flash1-balanced-edge-misses.csv", 10});
+  // Session 54 (flash1-placements32-2026-11-30.sh): four of those points in
+  // 32 placements, one range each. The medians move from the 8-placement
+  // ones (15 heads: 99.5 -> 121.2 MB read): with 32 the model is below the
+  // GPU with 15 and 16 heads too.
+  check_ratchet({"h200-2026-11-30-flash1-placements32.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-30-flash1-placements32-misses.csv", 4});
 }
 
 TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of the buffers", "[fidelity][slow]") {
