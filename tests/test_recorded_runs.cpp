@@ -493,6 +493,9 @@ TEST_CASE("recorded runs: flash1 with the GPU full, and its 16-head edge by head
   // GPU with 15 and 16 heads too.
   check_ratchet({"h200-2026-11-30-flash1-placements32.csv", "h200-2026-11-22-measured.toml",
                  "h200-2026-11-30-flash1-placements32-misses.csv", 4});
+  // And eight more of them the same way (flash1-placements32-more-2026-11-30.sh).
+  check_ratchet({"h200-2026-11-30-flash1-placements32-more.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-30-flash1-placements32-more-misses.csv", 8});
 }
 
 TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of the buffers", "[fidelity][slow]") {
