@@ -561,6 +561,31 @@ TEST_CASE("fasim --help, for every command", "[cli]") {
   }
 }
 
+TEST_CASE("fasim --help fits 100 columns, for every command", "[cli]") {
+  // CLI11 prints a description on one line however long; fasim wraps it
+  // (apps/fasim/help_format.hpp). A line may only run over if it is one word.
+  const std::vector<std::vector<std::string>> helps = {
+      {"--help"},         {"run", "--help"},     {"step", "--help"},  {"devices", "--help"},
+      {"sweep", "--help"}, {"plot", "--help"},   {"gpu", "--help"},   {"gpu", "run", "--help"},
+      {"gpu", "calibrate", "--help"}, {"compare", "--help"}, {"lesson", "--help"}, {"trace", "--help"},
+  };
+  for (const std::vector<std::string>& args : helps) {
+    CAPTURE(args);
+    const ProcessResult r = run_fasim(args);
+    require_success(r);
+    CHECK(contains(r.out, "Usage:"));
+    int lines = 0;
+    for (const std::string& line : fasim::test::split_lines(r.out)) {
+      ++lines;
+      const std::size_t text = line.find_first_not_of(' ');
+      if (line.size() <= 100 || line.find(' ', text) == std::string::npos) continue;
+      INFO(line);
+      CHECK(line.size() <= 100);
+    }
+    CHECK(lines >= 5);
+  }
+}
+
 TEST_CASE("fasim --version prints the version and whether the CUDA backend is in", "[cli]") {
   const ProcessResult r = run_fasim({"--version"});
   require_success(r);

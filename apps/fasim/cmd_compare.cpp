@@ -470,20 +470,22 @@ Action add_compare(CLI::App& app) {
                   "take --counter-runs ranges in each; the counters are the median of all (default 1)")
       ->check(CLI::Range(1, 64));
   sub->footer(
-      "Rows: HBM read/write bytes (the kernel's own counters; must equal the simulator exactly, else exit 1),\n"
-      "L2 read/write bytes (CUPTI l1tex__m_xbar2l1tex_read / l1tex2xbar_write sectors x 32 B), DRAM read/write bytes (dram__bytes),\n"
-      "DRAM written with L2 drained (the writes plus what a read-only pass over 2x the L2 after the kernel writes back),\n"
-      "time (median of unprofiled runs), and L2 fabric bytes (sectors between the two L2 halves x 32 B; table and\n"
-      "--json only). error = (predicted - measured) / measured.\n"
-      "CSV columns (--sweep): device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured,\n"
-      "measured_min,measured_max,blocks_per_sm with metric one of hbm_read_bytes, hbm_write_bytes, l2_read_bytes,\n"
-      "l2_write_bytes, dram_read_bytes, dram_write_bytes, dram_write_drained_bytes, time_s; min and max over the counter ranges (counters) or\n"
-      "timed runs (time); blocks_per_sm as --blocks-per-sm gave it, empty when not given.\n"
-      "Near the L2's size the GPU's DRAM bytes depend on the buffers' physical pages: give --placements 8 to see\n"
-      "by how much (docs/results/h200-2026-11-23-flash1-placement.md).\n"
-      "Exit 0: HBM exact everywhere (with --recorded: the points were predicted again); 1: a difference, no\n"
-      "counters, a sweep point skipped, or a GPU failure; 2: bad input, or no GPU to run on (no NVIDIA driver,\n"
-      "or a build without CUDA).");
+      "Rows: HBM read/write bytes (the kernel's own counters; must equal the simulator exactly, else\n"
+      "exit 1), L2 read/write bytes (CUPTI l1tex__m_xbar2l1tex_read / l1tex2xbar_write sectors x 32 B),\n"
+      "DRAM read/write bytes (dram__bytes), DRAM written with L2 drained (the writes plus what a\n"
+      "read-only pass over 2x the L2 after the kernel writes back), time (median of unprofiled runs),\n"
+      "and L2 fabric bytes (sectors between the two L2 halves x 32 B; table and --json only).\n"
+      "error = (predicted - measured) / measured.\n"
+      "CSV columns (--sweep): device, driver, date, algo, dtype, batch, heads, N, d, br, bc, l2_mode,\n"
+      "metric, predicted, measured, measured_min, measured_max, blocks_per_sm; metric is one of\n"
+      "hbm_read_bytes, hbm_write_bytes, l2_read_bytes, l2_write_bytes, dram_read_bytes,\n"
+      "dram_write_bytes, dram_write_drained_bytes, time_s; min and max over the counter ranges\n"
+      "(counters) or timed runs (time); blocks_per_sm as --blocks-per-sm gave it, empty when not given.\n"
+      "Near the L2's size the GPU's DRAM bytes depend on the buffers' physical pages: give\n"
+      "--placements 8 (or 32) to see by how much (docs/results/h200-2026-11-23-flash1-placement.md).\n"
+      "Exit 0: HBM exact everywhere (with --recorded: the points were predicted again); 1: a\n"
+      "difference, no counters, a sweep point skipped, or a GPU failure; 2: bad input, or no GPU to\n"
+      "run on (no NVIDIA driver, or a build without CUDA).");
 
   return [a, sub]() -> int {
     if (!a->recorded.empty()) {

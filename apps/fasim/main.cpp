@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <new>
 #include <string>
 #include <utility>
@@ -10,12 +11,14 @@
 #include "commands.hpp"
 #include "fasim/atomic_file.hpp"
 #include "fasim/error.hpp"
+#include "help_format.hpp"
 
 int main(int argc, char** argv) {
   fasim::AtomicFile::install_interrupt_cleanup();  // Ctrl-C leaves no partial file
 
   CLI::App app{"fasim: simulate how attention moves bytes through a GPU's memory hierarchy"};
   app.require_subcommand(1);
+  app.formatter(std::make_shared<fasim::cli::HelpFormatter>());  // before the commands: they take it on
   app.footer("Run 'fasim COMMAND --help' for a command's flags.");
 #if FASIM_HAVE_CUDA
   app.set_version_flag("--version", "fasim " FASIM_VERSION " (CUDA backend built in)");
