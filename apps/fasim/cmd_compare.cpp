@@ -180,9 +180,9 @@ struct Comparison {
   std::vector<Row> rows;  // the CSV metrics, in Metric order
   Row fabric;             // bytes between the L2 halves (lts__t_sectors_srcunit_ltcfabric)
   double predicted_seconds = 0;
-  double predicted_background_write_bytes = 0;  ///< of the predicted DRAM writes: the GPU's own
-  double predicted_background_expected_bytes = 0;  ///< of the predicted drained writes: the GPU's own
-  double predicted_code_fetch_bytes = 0;        ///< of the predicted DRAM reads: the kernels' code
+  double predicted_background_write_bytes = 0;           ///< of the predicted DRAM writes: the GPU's own
+  double predicted_background_write_expected_bytes = 0;  ///< of the predicted drained writes: the GPU's own
+  double predicted_code_fetch_bytes = 0;                 ///< of the predicted DRAM reads: the kernels' code
   std::string predicted_bound;
   std::string predicted_occupancy;  ///< blocks per SM of each simulated kernel, "2" or "4, 8, 2"
   const Row& row(Metric m) const { return rows[at(m)]; }
@@ -248,7 +248,7 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
   cmp.fabric = counted(fabric, [](const cuda::HwCounters& h) { return h.l2_fabric_bytes(); });
   cmp.predicted_seconds = sim.time().seconds;
   cmp.predicted_background_write_bytes = background_write_bytes(sim);
-  cmp.predicted_background_expected_bytes = background_write_expected_bytes(sim);
+  cmp.predicted_background_write_expected_bytes = background_write_expected_bytes(sim);
   cmp.predicted_code_fetch_bytes = code_fetch_bytes(sim);
   cmp.predicted_bound = std::string(name(sim.time().bound));
   for (const KernelTime& k : sim.time().kernels)
@@ -315,7 +315,7 @@ void print_table(std::ostream& os, const Comparison& cmp) {
         "  writes ("
      << with_commas(static_cast<std::int64_t>(std::llround(cmp.predicted_background_write_bytes))) << " B: [hbm] "
         "background_write_mib_per_s x predicted time, in whole\n  256 KiB pieces; the drained row takes the expected value, "
-     << with_commas(static_cast<std::int64_t>(std::llround(cmp.predicted_background_expected_bytes))) << " B).\n"
+     << with_commas(static_cast<std::int64_t>(std::llround(cmp.predicted_background_write_expected_bytes))) << " B).\n"
         "  L2 fabric: sectors one L2 half read or wrote in the other x 32 B (lts__t_sectors_srcunit_ltcfabric);\n"
         "  no bar, a check of the copy rule (docs/results/fabric-compare-2026-11-24.md). Time: median of "
      << m.time.runs << " unprofiled runs\n  (min " << show(time, m.time.min_s) << ", max "
@@ -368,7 +368,7 @@ nlohmann::json comparison_json(const Comparison& cmp, const std::string& date) {
           {"hbm_exact", cmp.hbm_exact()},
           {"predicted_bound", cmp.predicted_bound},
           {"predicted_background_write_bytes", cmp.predicted_background_write_bytes},
-          {"predicted_background_expected_bytes", cmp.predicted_background_expected_bytes},
+          {"predicted_background_write_expected_bytes", cmp.predicted_background_write_expected_bytes},
           {"predicted_code_fetch_bytes", cmp.predicted_code_fetch_bytes},
           {"rows", rows},
           {"measurement", cuda::to_json(m)}};
