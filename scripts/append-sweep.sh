@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Sourced by scripts/gpu-repeat.sh, gpu-holdout.sh, gpu-holdout-time.sh and gpu-holdout-steps.sh.
+# Sourced by scripts/gpu-repeat.sh, gpu-holdout.sh, gpu-holdout-time.sh and gpu-holdout-steps.sh,
+# and by the experiment scripts in docs/results that run on a lent GPU.
 # append_sweep CSV LOG ARGS...: runs one `"$FASIM" compare --sweep ARGS`
 # (counting only, RANGES counter ranges per point) and appends its rows to
 # CSV, the header only if CSV is new; its messages go to LOG.
@@ -26,6 +27,22 @@ holdout_start() {
   rm -f "$csv"
   # shellcheck disable=SC2317  # called by the script that sourced this file
   part() { append_sweep "$csv" "$log" "$@"; }
+}
+
+# compare_placements NAME PLACEMENTS RANGES ARGS...: one `"$FASIM" compare
+# --sweep ARGS` (counting only) with the buffers in PLACEMENTS placements and
+# RANGES counter ranges in each, on the profile $dev (holdout_gpu_setup);
+# its rows appended to $OUT/NAME.csv (the header only if it is new), its
+# output to $OUT/NAME.log, and "NAME ARGS: exit N" printed and logged.
+compare_placements() {
+  local name=$1 placements=$2 ranges=$3 part="$OUT/$1.part.csv"
+  shift 3
+  "$FASIM" compare --sweep --no-numerics --counter-runs "$ranges" --placements "$placements" --device "${dev:?}" \
+    --out "$part" "$@" >>"$OUT/$name.log" 2>&1
+  echo "$name $*: exit $?" | tee -a "$OUT/$name.log"
+  [ -f "$part" ] || return 0
+  if [ -f "$OUT/$name.csv" ]; then tail -n +2 "$part" >>"$OUT/$name.csv"; else cat "$part" >"$OUT/$name.csv"; fi
+  rm -f "$part"
 }
 
 # holdout_gpu_setup CARRY: on the GPU machine, unpacks the CUPTI libraries

@@ -565,9 +565,9 @@ TEST_CASE("fasim --help fits 100 columns, for every command", "[cli]") {
   // CLI11 prints a description on one line however long; fasim wraps it
   // (apps/fasim/help_format.hpp). A line may only run over if it is one word.
   const std::vector<std::vector<std::string>> helps = {
-      {"--help"},         {"run", "--help"},     {"step", "--help"},  {"devices", "--help"},
-      {"sweep", "--help"}, {"plot", "--help"},   {"gpu", "--help"},   {"gpu", "run", "--help"},
-      {"gpu", "calibrate", "--help"}, {"compare", "--help"}, {"lesson", "--help"}, {"trace", "--help"},
+      {"--help"},          {"run", "--help"},  {"step", "--help"},    {"devices", "--help"},
+      {"sweep", "--help"}, {"plot", "--help"}, {"compare", "--help"}, {"lesson", "--help"},
+      {"trace", "--help"}, {"gpu", "--help"},  {"gpu", "run", "--help"}, {"gpu", "calibrate", "--help"},
   };
   for (const std::vector<std::string>& args : helps) {
     CAPTURE(args);

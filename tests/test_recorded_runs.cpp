@@ -388,9 +388,10 @@ TEST_CASE("recorded runs: drained DRAM writes on two H200 sweeps and flash1 in 8
   // Drained writes in bar: 57, 57, 12, 12 and 11 (10 before the drained
   // count took the background's expected value, 2026-11-30); the GPU's own
   // ranges spread over 10% at 1 point of each sweep, against 17 and 18 for
-  // the writes counted while the kernel runs. The sweeps' drained misses are the three flash1 points near the L2's size,
-  // whose DRAM bytes follow the buffers' pages (the first sweep read 54 to
-  // 71 MB there, the second 120 to 310 MB).
+  // the writes counted while the kernel runs. The sweeps' drained misses are
+  // the three flash1 points near the L2's size, whose DRAM bytes follow the
+  // buffers' pages (the first sweep read 54 to 71 MB there, the second 120
+  // to 310 MB).
   const auto drained = static_cast<std::size_t>(Metric::dram_write_drained_bytes);
   for (const RecordedSet& set :
        {RecordedSet{"h200-2026-11-29-sweep-s51.csv", "h200-2026-11-22-measured.toml",

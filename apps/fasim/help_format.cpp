@@ -11,12 +11,11 @@ std::string wrap_words(std::string_view text, std::size_t width, std::size_t ind
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(start, end - start);
-    std::size_t column = 0;  // characters on the output line so far
-    bool first = true;       // no word on this line yet
     std::size_t i = 0;
     while (i < line.size() && line[i] == ' ') ++i;  // a line's own indent is kept
     out.append(line.substr(0, i));
-    column = i;
+    std::size_t column = i;  // characters on the output line so far
+    bool first = true;       // no word on this line yet
     const std::size_t hang = indent + i;  // where a broken line goes on
     while (i < line.size()) {
       std::size_t j = line.find(' ', i);

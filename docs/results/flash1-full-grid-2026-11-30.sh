@@ -7,14 +7,7 @@ set -u
 . scripts/append-sweep.sh
 holdout_gpu_setup build/gpu-carry
 FLASH1_PLACEMENTS=${FLASH1_PLACEMENTS:-8}
-run() {  # run NAME ARGS...
-  local name=$1; shift
-  "$FASIM" compare --sweep --no-numerics --counter-runs 2 --placements "$FLASH1_PLACEMENTS" --device "$dev" \
-    --out "$OUT/$name.part.csv" "$@" >>"$OUT/$name.log" 2>&1
-  echo "$name $*: exit $?" | tee -a "$OUT/$name.log"
-  if [ -f "$OUT/$name.csv" ]; then tail -n +2 "$OUT/$name.part.csv" >>"$OUT/$name.csv"; else cat "$OUT/$name.part.csv" >"$OUT/$name.csv"; fi
-  rm -f "$OUT/$name.part.csv"
-}
+run() { compare_placements "$1" "$FLASH1_PLACEMENTS" 2 "${@:2}"; }  # run NAME ARGS...
 start=$SECONDS
 run flash1-full-grid --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 64 --heads 132 --br 64 --bc 227
 run flash1-full-grid --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 128 --heads 132 --br 64 --bc 64

@@ -8,14 +8,7 @@
 set -u
 . scripts/append-sweep.sh
 holdout_gpu_setup build/gpu-carry
-name=flash1-placements32
-run() {
-  "$FASIM" compare --sweep --no-numerics --counter-runs 1 --placements 32 --device "${dev:?}" \
-    --out "$OUT/$name.part.csv" "$@" >>"$OUT/$name.log" 2>&1
-  echo "$*: exit $?" | tee -a "$OUT/$name.log"
-  if [ -f "$OUT/$name.csv" ]; then tail -n +2 "$OUT/$name.part.csv" >>"$OUT/$name.csv"; else cat "$OUT/$name.part.csv" >"$OUT/$name.csv"; fi
-  rm -f "$OUT/$name.part.csv"
-}
+run() { compare_placements flash1-placements32 32 1 "$@"; }
 start=$SECONDS
 run --algo flash1 --dtype fp16 --N 512 --d 128 --heads 132 --br 64 --bc 16,64
 run --algo flash1 --dtype fp32 --N 4096 --d 64 --heads 15,16 --br 64 --bc 227

@@ -8,14 +8,7 @@
 set -u
 . scripts/append-sweep.sh
 holdout_gpu_setup build/gpu-carry
-name=flash1-placements32-more
-run() {
-  "$FASIM" compare --sweep --no-numerics --counter-runs 1 --placements 32 --device "${dev:?}" \
-    --out "$OUT/$name.part.csv" "$@" >>"$OUT/$name.log" 2>&1
-  echo "$*: exit $?" | tee -a "$OUT/$name.log"
-  if [ -f "$OUT/$name.csv" ]; then tail -n +2 "$OUT/$name.part.csv" >>"$OUT/$name.csv"; else cat "$OUT/$name.part.csv" >"$OUT/$name.csv"; fi
-  rm -f "$OUT/$name.part.csv"
-}
+run() { compare_placements flash1-placements32-more 32 1 "$@"; }
 start=$SECONDS
 run --algo flash1 --dtype fp16 --N 448,576 --d 128 --heads 132 --br 64 --bc 64
 run --algo flash1 --dtype fp16 --N 1024 --d 64 --heads 132 --br 64 --bc 64,227
