@@ -5,6 +5,7 @@
 // runs). `--sweep` runs every point of a grid and writes long-form CSV.
 // `--causal` compares the causal kernels (one point at a time: the sweep CSV
 // has no causal column).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -256,6 +257,27 @@ Comparison compare_point(const RunFlags& f, int runs, int counter_runs, int plac
   return cmp;
 }
 
+// DRAM bytes read in each placement of the buffers (the median of its
+// ranges), MB, one decimal: which pages give which count. Empty for one.
+std::string placement_reads_text(const cuda::Measurement& m) {
+  if (m.placements < 2 || m.hw_runs.empty()) return {};
+  const std::size_t per = m.hw_runs.size() / static_cast<std::size_t>(m.placements);
+  std::string out = "DRAM read in each placement, MB:";
+  for (std::size_t k = 0; k < static_cast<std::size_t>(m.placements); ++k) {
+    std::vector<double> v;
+    for (std::size_t i = 0; i < per; ++i) v.push_back(m.hw_runs[k * per + i].dram_read_bytes);
+    std::sort(v.begin(), v.end());
+    const double mid = v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " %.1f", mid / 1e6);
+    out += buf;
+  }
+  if (m.placements_released > 0)
+    out += " (" + std::to_string(m.placements_released) +
+           " earlier placements freed for want of memory: their pages may have come back)";
+  return out;
+}
+
 std::string show(const Row& r, double v) {
   if (r.seconds) {
     char buf[32];
@@ -327,6 +349,7 @@ void print_table(std::ostream& os, const Comparison& cmp) {
        << "; DRAM read " << show(read, *read.min) << " to " << show(read, *read.max) << " B, written "
        << show(written, *written.min) << " to " << show(written, *written.max) << " B, drained "
        << show(drained, *drained.min) << " to " << show(drained, *drained.max) << " B.\n";
+  if (const std::string each = placement_reads_text(m); !each.empty()) os << "  " << each << "\n";
   if (m.checked) {
     char buf[96];
     std::snprintf(buf, sizeof buf, "  GPU output: max abs error %.2e, max rel error %.2e against an fp64 reference\n",
@@ -403,6 +426,7 @@ int run_sweep(const CompareArgs& a, CLI::App* sub, const std::vector<Point>& poi
       std::cerr << "[" << done << "/" << points.size() << "] " << describe(cmp.config.workload, cmp.config.mapping, cmp.config.options.l2) << ": HBM "
                 << (cmp.hbm_exact() ? "exact" : "DIFFERS") << ", " << line
                 << (cmp.measured.hw ? "" : ", no hardware counters") << "\n";
+      if (const std::string each = placement_reads_text(cmp.measured); !each.empty()) std::cerr << "  " << each << "\n";
       if (!cmp.hbm_exact() || !cmp.measured.hw) status = 1;
     } catch (const UserError& e) {  // a point this GPU or kernel cannot run: say so, go on
       ++skipped;

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <thread>
@@ -111,6 +113,18 @@ GpuInfo gpu_info() {
   return g;
 }
 
+namespace {
+// Left free beside the held placements (measure()): cuBLAS, CUPTI and the
+// profiler's passes allocate too.
+constexpr std::size_t kSpareBytes = std::size_t{1} << 30;
+
+std::size_t free_gpu_bytes() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  return free_bytes;
+}
+}  // namespace
+
 Traffic Measurement::own_total() const {
   Traffic sum;
   for (const Traffic& t : own) {
@@ -132,7 +146,9 @@ Measurement measure(const DeviceSpec& dev, const Workload& w, const Mapping& m, 
                      static_cast<double>(w.d) / (w.causal ? 2.0 : 1.0);
 
   const RunOptions options_run{.version = out.version, .rows_fit = naive::softmax_rows_fit(w, m, dev), .count = true};
-  std::optional<DeviceRun> run(std::in_place, w, m, options_run);
+  const std::size_t free_before = free_gpu_bytes();
+  auto run = std::make_unique<DeviceRun>(w, m, options_run);
+  const std::size_t run_bytes = free_before - std::min(free_before, free_gpu_bytes());
   const Inputs in = random_inputs(w, seed);
   run->upload(in);  // poisons O and every intermediate, zeroes the counters
 
@@ -153,17 +169,26 @@ Measurement measure(const DeviceSpec& dev, const Workload& w, const Mapping& m, 
 
   // 3. Hardware counters, one range per run (separate launches again), in
   // each placement of the buffers: first `run`'s own, then new buffers
-  // after a pad of k steps (one placement's buffers at a time).
+  // after a pad of k steps. The earlier placements' buffers stay allocated
+  // while memory allows: freed, their pages can come back, and on an H200
+  // placements with 30 MiB of pad or more often got placement 0's very pages
+  // (docs/results/placement-reuse-2026-11-30.md). Only when free memory runs short are
+  // the oldest let go.
   if (options.counters) {
     try {
       out.placements = std::max(options.placements, 1);
+      std::deque<std::unique_ptr<DeviceRun>> held;
       for (int k = 0; k < out.placements; ++k) {
         if (k > 0) {
-          run.reset();
+          held.push_back(std::move(run));
           RunOptions moved = options_run;
           moved.count = false;
           moved.pad_bytes = static_cast<std::size_t>(k) * kPlacementStep;
-          run.emplace(w, m, moved);
+          while (!held.empty() && free_gpu_bytes() < 2 * (run_bytes + moved.pad_bytes) + kSpareBytes) {
+            held.pop_front();
+            ++out.placements_released;
+          }
+          run = std::make_unique<DeviceRun>(w, m, moved);
           run->upload(in);
         }
         for (int i = 0; i < std::max(options.counter_runs, 1); ++i)
@@ -233,6 +258,7 @@ nlohmann::json to_json(const Measurement& m) {
         {"passes", h.passes},
         {"ranges", m.hw_runs.size()},
         {"placements", m.placements},
+        {"placements_released", m.placements_released},
         {"l2_start", std::string(l2_start_name(h.l2_start))},
         {"dram",
          {{"read_bytes", h.dram_read_bytes},

@@ -289,6 +289,7 @@ TEST_CASE("measure: counter ranges in several placements of the buffers, each co
   }
   REQUIRE(got.hw_runs.size() == 6);
   CHECK(got.placements == 3);
+  CHECK(got.placements_released == 0);  // 3 x 12 MiB: every placement keeps its own pages
   const double inputs = 3.0 * static_cast<double>(w.bh() * w.N * w.d * w.elem_bytes());
   for (const cuda::HwCounters& h : got.hw_runs) {
     // Every range starts from a flushed L2, wherever the buffers sit: the

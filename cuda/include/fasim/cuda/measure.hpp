@@ -49,7 +49,8 @@ struct MeasureOptions {
   bool counters = true;                  ///< read the CUPTI counters
   int counter_runs = 1;                  ///< profiled ranges per placement; hw is the median of all (median_of)
   /// Buffer placements the counters see. Placement k (from 0) allocates the
-  /// tensors again after a pad of k * kPlacementStep bytes, so they sit on
+  /// tensors again after a pad of k * kPlacementStep bytes, the earlier
+  /// placements' buffers still held while free memory allows, so they sit on
   /// other physical pages; near the L2's size that moves DRAM bytes by up
   /// to 80% (docs/results/h200-2026-11-23-flash1-placement.md).
   int placements = 1;
@@ -73,6 +74,10 @@ struct Measurement {
   std::optional<HwCounters> hw;         ///< CUPTI counters (the median of hw_runs); unset if unavailable
   std::vector<HwCounters> hw_runs;      ///< every profiled range, in order (placement by placement)
   int placements = 1;                   ///< buffer placements the ranges cover
+  /// earlier placements whose buffers were freed before the last one, for
+  /// want of memory (their pages may have come back); 0: every placement
+  /// had pages no other one had
+  int placements_released = 0;
   std::string hw_unavailable;           ///< why hw is unset (one line), else empty
   TimeStats time;                       ///< unprofiled, uncounted launches
   double matmul_flops = 0;              ///< 4 * batch * heads * N^2 * d, halved when causal (FlashAttention-2's count)
