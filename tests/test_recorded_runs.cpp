@@ -502,6 +502,10 @@ TEST_CASE("recorded runs: flash1 with the GPU full, and its 16-head edge by head
   // full the model reads 10.5% to 25.8% too little at all six points.
   check_ratchet({"h200-2026-11-30-flash1-placements32-held.csv", "h200-2026-11-22-measured.toml",
                  "h200-2026-11-30-flash1-placements32-held-misses.csv", 12});
+  // The sweep's 16 flash1 cells the same way (sweep-flash1-held-2026-11-30.sh):
+  // the same two misses as s53 (fp16 N = 512 d = 128, N = 1024 d = 64), larger.
+  check_ratchet({"h200-2026-11-30-sweep-flash1-held.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-11-30-sweep-flash1-held-misses.csv", 16});
 }
 
 TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of the buffers", "[fidelity][slow]") {
