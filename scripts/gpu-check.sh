@@ -19,8 +19,9 @@
 #   step_test      fasim_cuda_tests (tests.log)
 #   step_calibrate `fasim gpu calibrate` -> <gpu>-measured.toml (table in summary.md)
 #   step_compare   the recorded sweep, simulator vs GPU -> compare.csv, compare.txt
-#                  (flash1's points as the median of 8 placements of the buffers,
-#                  one head per SM: FLASH1_HEADS=H to change it)
+#                  (flash1's points as the median of 32 placements of the buffers,
+#                  one head per SM: FLASH1_HEADS=H to change it; COMPARE_PARTS
+#                  splits it over device calls)
 #   step_ncu       ncu sections and counters of each kernel version -> ncu.csv
 #   step_sanitize  compute-sanitizer memcheck/racecheck/initcheck/synccheck -> sanitizer.txt
 # The device tool brings back at most 8 files from $OUT: keep it that way.
@@ -134,12 +135,16 @@ step_test() {
 # Numerics are checked by fasim_cuda_tests, not here (--no-numerics).
 # Counters: 5 ranges, median. PLACEMENTS=K measures them in K placements of
 # the buffers (other physical pages), 5 ranges in each: the recorded value is
-# then the median of all, min and max their range. flash1's points take 8
-# placements of 2 ranges (FLASH1_PLACEMENTS=K to change it): three of them
-# stream about the L2's size each key block, and there one placement's DRAM
-# bytes are one sample (2x to 4.4x apart between two calls on an H200,
-# docs/results/drained-writes-2026-11-29.md); the median of 8 moved by 18% at
-# most between machines.
+# then the median of all, min and max their range. flash1's points take 32
+# placements of 1 range (FLASH1_PLACEMENTS=K and FLASH1_RANGES=R to change
+# it; until 2026-11-30, 8 of 2): two of them stream about the L2's size each
+# key block, and there one placement's DRAM bytes are one sample (73 to
+# 114 MB read at fp16 N = 512 d = 128 on an H200,
+# docs/results/placement-reuse-2026-11-30.md).
+# COMPARE_PARTS picks parts of the sweep (default "rest flash1-d64
+# flash1-d128", all of it). On the lent machines (600 s a call) the compare
+# stage takes three calls, each with `STAGES=compare COMPARE_PARTS=<one part>`
+# and the same $OUT profile; flash1 at d = 128 alone took 295 s.
 # sweep_into NAME RANGES PLACEMENTS ARGS...: one `fasim compare --sweep`, its
 # rows appended to $OUT/NAME.csv and its log to $OUT/NAME.txt; sets rc=1 if it fails.
 sweep_into() {
@@ -156,22 +161,33 @@ sweep_into() {
 step_compare() {
   [ -n "$FASIM" ] || { note "- compare: no fasim binary; skipped"; return 0; }
   local start=$SECONDS rc=0 n
-  : >"$OUT/compare.txt"
-  rm -f "$OUT/compare.csv"
+  local part parts=${COMPARE_PARTS:-rest flash1-d64 flash1-d128}
+  if [ -z "${COMPARE_PARTS:-}" ]; then  # the whole sweep: start afresh
+    : >"$OUT/compare.txt"
+    rm -f "$OUT/compare.csv"
+  fi  # else a part: append to what the earlier parts left in $OUT
+  touch "$OUT/compare.txt"
   sweep() { sweep_into compare 5 "${PLACEMENTS:-1}" "$@"; }
-  flash1() { sweep_into compare 2 "${FLASH1_PLACEMENTS:-8}" "$@"; }
-  for n in 512 1024 2048 4096 8192 16384; do
-    sweep --algo flash2 --dtype fp16 --N "$n" --d 64,128 --heads $((65536 / n))
-  done
-  sweep --algo naive --dtype fp32,fp16 --N 512,1024,2048,4096,8192,16384 --d 64,128 --heads 16
-  sweep --algo flash2 --dtype fp32 --N 512,1024,2048,4096,8192,16384 --d 64 --heads 16
-  sweep --algo flash2 --dtype fp32 --N 512,1024,2048,4096,8192,16384 --d 128 --heads 16 --br 64 --bc 64
+  flash1() { sweep_into compare "${FLASH1_RANGES:-1}" "${FLASH1_PLACEMENTS:-32}" "$@"; }
   local heads=${FLASH1_HEADS:-$(sed -n 's/^sm_count *= *\([0-9]*\).*/\1/p' "$MEASURED" 2>/dev/null | head -1)}
   heads=${heads:-132}
-  flash1 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 64 --heads "$heads" --br 64 --bc 227
-  flash1 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 128 --heads "$heads" --br 64 --bc 64
+  for part in $parts; do
+    case "$part" in
+      rest)
+        for n in 512 1024 2048 4096 8192 16384; do
+          sweep --algo flash2 --dtype fp16 --N "$n" --d 64,128 --heads $((65536 / n))
+        done
+        sweep --algo naive --dtype fp32,fp16 --N 512,1024,2048,4096,8192,16384 --d 64,128 --heads 16
+        sweep --algo flash2 --dtype fp32 --N 512,1024,2048,4096,8192,16384 --d 64 --heads 16
+        sweep --algo flash2 --dtype fp32 --N 512,1024,2048,4096,8192,16384 --d 128 --heads 16 --br 64 --bc 64
+        ;;
+      flash1-d64) flash1 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 64 --heads "$heads" --br 64 --bc 227 ;;
+      flash1-d128) flash1 --algo flash1 --dtype fp32,fp16 --N 512,1024,2048,4096 --d 128 --heads "$heads" --br 64 --bc 64 ;;
+      *) note "- compare: unknown part '$part' in COMPARE_PARTS (rest, flash1-d64, flash1-d128)"; rc=1 ;;
+    esac
+  done
   [ "$rc" -eq 0 ] || status=1
-  note "- fasim compare: $((SECONDS - start)) s, exit $rc, $(($(wc -l <"$OUT/compare.csv" 2>/dev/null || echo 1) - 1)) CSV rows${MEASURED:+, predicted with $(basename "$MEASURED")}"
+  note "- fasim compare ($parts): $((SECONDS - start)) s, exit $rc, $(($(wc -l <"$OUT/compare.csv" 2>/dev/null || echo 1) - 1)) CSV rows so far${MEASURED:+, predicted with $(basename "$MEASURED")}"
   { echo; echo '```'; cat "$OUT/compare.txt"; echo '```'; } >>"$SUMMARY"
 }
 
