@@ -20,10 +20,14 @@
 //            --csv --print-units base ./rmw
 // Only kernels instantiated with <1> are profiled, in the order of the PROBE
 // lines; each sequence's BLOCKS line gives the SM of every block.
+// `./rmw placements K` runs seven sequences near the edge in K placements of
+// the pool instead: each placement a new 128 MiB allocation, the earlier ones
+// still held (so on pages no other placement had); names get /pK.
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #define CK(x)                                                                \
   do {                                                                       \
@@ -101,13 +105,16 @@ void flush() {
 
 // One sequence: flush, then kPasses kernels over F MiB, `blocks` blocks, each
 // the same whole number of chunks.
-void sequence(uint4* p, int mode, int f_mib, int blocks) {
+void sequence(uint4* p, int mode, int f_mib, int blocks, int placement = -1) {
   static const char kLetter[] = "RMHW";
   const size_t chunks = static_cast<size_t>(f_mib) * kMiB / 4096;
   const size_t per_block = chunks / blocks;
   flush();
-  char name[16];
-  std::snprintf(name, sizeof name, "%c%d", kLetter[mode], blocks);
+  char name[24];
+  if (placement < 0)
+    std::snprintf(name, sizeof name, "%c%d", kLetter[mode], blocks);
+  else
+    std::snprintf(name, sizeof name, "%c%d/p%d", kLetter[mode], blocks, placement);
   for (int pass = 1; pass <= kPasses; ++pass) {
     std::printf("PROBE %d %s F=%d pass=%d chunks=%zu\n", probes++, name, f_mib, pass, per_block * blocks);
     pass_k<1><<<blocks, 256, kShared>>>(p, per_block, mode, block_sm);
@@ -121,7 +128,7 @@ void sequence(uint4* p, int mode, int f_mib, int blocks) {
 }
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   int l2 = 0;
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
@@ -135,6 +142,25 @@ int main() {
   CK(cudaMalloc(&block_sm, 1024 * sizeof(unsigned)));
   CK(cudaDeviceSynchronize());
   uint4* p = reinterpret_cast<uint4*>(pool);
+  if (argc == 3 && std::string(argv[1]) == "placements") {
+    const int k = std::atoi(argv[2]);
+    for (int placement = 0; placement < k; ++placement) {
+      if (placement > 0) {  // the old pool stays allocated: new pages
+        CK(cudaMalloc(&pool, 128 * kMiB));
+        CK(cudaMemset(pool, 1, 128 * kMiB));
+        p = reinterpret_cast<uint4*>(pool);
+      }
+      sequence(p, kRead, 40, sms, placement);
+      sequence(p, kRead, 44, sms, placement);
+      sequence(p, kHalf, 36, sms, placement);
+      sequence(p, kHalf, 40, sms, placement);
+      sequence(p, kModify, 40, sms, placement);
+      sequence(p, kRead, 40, 16, placement);
+      sequence(p, kHalf, 36, 16, placement);
+    }
+    std::printf("DONE %d probes\n", probes);
+    return 0;
+  }
   for (int f : {32, 36, 40, 44, 48, 52}) sequence(p, kRead, f, sms);
   for (int f : {24, 28, 32, 36, 40, 44, 48}) sequence(p, kModify, f, sms);
   for (int f : {28, 32, 36, 40, 44, 48}) sequence(p, kHalf, f, sms);
