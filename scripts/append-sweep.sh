@@ -45,6 +45,18 @@ compare_placements() {
   rm -f "$part"
 }
 
+# placements_json NAME ARGS...: one `"$FASIM" compare --json` (counting
+# only) in 32 placements of one range each, on the profile $dev, to
+# $OUT/placements-NAME.json (its messages to .err beside it): the JSON lists
+# every placement's counters. Prints "placements-NAME: exit N, S s".
+placements_json() {
+  local name=$1 start=$SECONDS
+  shift
+  "$FASIM" compare --json --no-numerics --counter-runs 1 --placements 32 --device "${dev:?}" "$@" \
+    >"$OUT/placements-$name.json" 2>"$OUT/placements-$name.err"
+  echo "placements-$name: exit $? $((SECONDS - start)) s"
+}
+
 # holdout_gpu_setup CARRY: on the GPU machine, unpacks the CUPTI libraries
 # scripts/gpu-check.sh --prepare-carry packed into CARRY, points FASIM at
 # CARRY's fasim, prints the GPU and driver, and sets g (h200, h100 or gpu)

@@ -9,23 +9,17 @@
 # in build/gpu-carry (scripts/gpu-check.sh --prepare-carry). Results under
 # $OUT: tests.log, placements-*.json, flash1-placements32-held.{csv,log}.
 set -u
-O=${OUT:-/tmp}
+O=${OUT:-/tmp}; OUT=$O
 . scripts/append-sweep.sh
 holdout_gpu_setup build/gpu-carry
 start=$SECONDS
 build/gpu-carry/fasim_cuda_tests "[measure]" > "$O/tests.log" 2>&1
 echo "tests [measure]: exit $? $((SECONDS - start)) s; $(tail -2 "$O/tests.log" | head -1)"
-point() {
-  local name=$1; shift
-  start=$SECONDS
-  "$FASIM" compare --json --no-numerics --counter-runs 1 --placements 32 --device "$dev" "$@" > "$O/placements-$name.json" 2> "$O/placements-$name.err"
-  echo "placements-$name: exit $? $((SECONDS - start)) s"
-}
+point() { placements_json "$@"; }
 point fp32-h16 --algo flash1 --dtype fp32 --N 4096 --d 64 --heads 16 --br 64 --bc 227
 point fp32-h16-again --algo flash1 --dtype fp32 --N 4096 --d 64 --heads 16 --br 64 --bc 227
 point fp16-h132-bc64 --algo flash1 --dtype fp16 --N 512 --d 128 --heads 132 --br 64 --bc 64
 point fp16-h132-bc16 --algo flash1 --dtype fp16 --N 512 --d 128 --heads 132 --br 64 --bc 16
-OUT=$O
 run() { compare_placements flash1-placements32-held 32 1 "$@"; }
 start=$SECONDS
 run --algo flash1 --dtype fp16 --N 512 --d 128 --heads 132 --br 64 --bc 16,64
