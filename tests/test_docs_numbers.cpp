@@ -96,7 +96,8 @@ TEST_CASE("README: the held-out sweeps' sentences are what the model gives today
                              {"h200-2026-11-29-sweep-s51b.csv", "Recorded again, it scores", "drained"},
                              {"h200-2026-11-30-sweep-s52.csv", "The whole sweep scores", "drained"},
                              {"h200-2026-11-30-sweep-s52b.csv", "on a fresh machine, it scores", "drained"},
-                             {"h200-2026-11-30-sweep-s53.csv", "that way, the sweep scores", "drained"}};
+                             {"h200-2026-11-30-sweep-s53.csv", "that way, the sweep scores", "drained"},
+                             {"h200-2026-11-30-sweep-s55.csv", "cells that way (s55), the sweep scores", "drained"}};
   for (const auto& [csv, lead, drained] : sweeps) {
     RecordedSelection sel;
     sel.csv = (kRoot / "docs" / "results" / csv).string();
