@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "fasim/error.hpp"
 #include "fasim/input_file.hpp"
@@ -209,8 +210,20 @@ std::vector<ReadersSequence> read_readers_probe(const std::string& path) {
   for (const auto& [where, f] : csv_rows(path, "readers-probe CSV", "docs/results/h200-2026-11-29-readers-probe.csv",
                                          "sequence,f_mib,pass,dram_read_bytes,dram_write_bytes,sms")) {
     const std::string& seq = f[0];
-    const std::int64_t blocks = seq == "L16" ? 16 : seq == "A132" || seq == "I132" ? 132 : 0;
-    if (blocks == 0) throw UserError(where + ": sequence '" + seq + "' is none of L16, A132, I132");
+    std::int64_t blocks = seq == "L16" ? 16 : seq == "A132" || seq == "I132" ? 132 : 0;
+    // The read-modify-write probe's (rmw-probe-2026-11-30.cu): a mode letter,
+    // then the blocks.
+    char mode = 'R';
+    if (blocks == 0 && seq.size() > 1 && std::string_view("RMHW").find(seq[0]) != std::string_view::npos) {
+      const std::string_view count = std::string_view(seq).substr(1);
+      if (count == "10" || count == "16" || count == "132") {
+        blocks = count == "10" ? 10 : count == "16" ? 16 : 132;
+        mode = seq[0];
+      }
+    }
+    if (blocks == 0)
+      throw UserError(where + ": sequence '" + seq +
+                      "' is none of L16, A132, I132, or R, M, H or W then 10, 16 or 132 (R132, M16, ...)");
     const std::int64_t mib = whole(f[1], 4096, "f_mib", where);
     const std::int64_t pass = whole(f[2], 1000, "pass", where);
     const double rd = static_cast<double>(whole(f[3], kMiB << 20, "dram_read_bytes", where)) / kMiB;
@@ -222,7 +235,7 @@ std::vector<ReadersSequence> read_readers_probe(const std::string& path) {
       throw UserError(where + ": sms lists " + std::to_string(sms.size()) + " SMs; " + seq + " runs " +
                       std::to_string(blocks) + " blocks");
     const std::string name = seq + " F=" + f[1];
-    if (out.empty() || out.back().name != name) out.push_back({name, seq == "I132", mib, sms, {}});
+    if (out.empty() || out.back().name != name) out.push_back({name, seq == "I132", mib, sms, {}, mode});
     if (pass != static_cast<std::int64_t>(out.back().gpu.size()) + 1)
       throw UserError(where + ": pass " + f[2] + " of " + name + " should be pass " +
                       std::to_string(out.back().gpu.size() + 1));
@@ -246,7 +259,8 @@ std::vector<ProbeBytes> replay_readers_probe(const ReadersSequence& s, const Dev
   l2.set_sm_partitions(layout.half_of_sm);
   // As on the GPU: own rows are the first chunks / blocks chunks each (the
   // rest is not read); dealt, chunk c goes to block c mod blocks. The blocks
-  // take 4 KiB steps in turn.
+  // take 4 KiB steps in turn. Mode M reads each chunk and writes it back, H
+  // does that to a block's odd chunks and reads its even ones, W writes only.
   const auto blocks = static_cast<std::int64_t>(s.sm_of_block.size());
   const std::int64_t chunks = s.f_mib * kMiB / kChunk;
   const std::int64_t per_block = s.dealt ? (chunks + blocks - 1) / blocks : chunks / blocks;
@@ -258,9 +272,14 @@ std::vector<ProbeBytes> replay_readers_probe(const ReadersSequence& s, const Dev
         const std::int64_t c = s.dealt ? b + k * blocks : b * per_block + k;
         if (c >= chunks) continue;
         const TileKey key{.tensor = TensorId::Q, .bh = 0, .row0 = c, .col0 = 0, .rows = 1, .cols = kChunk};
-        const L2Access a = l2.read(key, kChunk, s.sm_of_block[static_cast<std::size_t>(b)]);
-        read += a.miss_bytes;
-        written += a.writeback_bytes;
+        const std::int64_t sm = s.sm_of_block[static_cast<std::size_t>(b)];
+        if (s.mode != 'W') {
+          const L2Access a = l2.read(key, kChunk, sm);
+          read += a.miss_bytes;
+          written += a.writeback_bytes;
+        }
+        if (s.mode == 'M' || s.mode == 'W' || (s.mode == 'H' && k % 2 == 1))
+          written += l2.write(key, kChunk, sm).writeback_bytes;
       }
     written += l2.settle();
     out.push_back({static_cast<double>(read) / kMiB, static_cast<double>(written) / kMiB});

@@ -21,7 +21,9 @@
 // again, one block an SM, either each block its own contiguous F / blocks
 // (L16: 16 blocks where flash1's go; A132: every SM) or 4 KiB chunks dealt
 // in turn (I132: chunk c to block c mod 132, as the churn probe deals them).
-// Its replay puts each block on the SM the GPU used.
+// Its replay puts each block on the SM the GPU used. The read-modify-write
+// probe (rmw-probe-2026-11-30.cu) is the same with writes: R, M, H or W then
+// the blocks (R132, M16, H132, ...), read by the same reader.
 // The replay deals blocks to SMs and SMs to L2 halves as fasim does (block
 // b on SM b mod SMs, half s mod 2), or as a GPU was measured to
 // (h200-2026-11-22-sm-partition-probe.cu; read_sm_layout).
@@ -68,6 +70,10 @@ struct ReadersSequence {
   std::int64_t f_mib = 0;                 ///< MiB read a pass
   std::vector<std::int64_t> sm_of_block;  ///< the SM each block ran on
   std::vector<ProbeBytes> gpu;            ///< the GPU's passes, in order
+  /// what a block does to each chunk (rmw-probe-2026-11-30.cu): R reads it;
+  /// M reads it and writes it back; H reads even chunks and does M to odd
+  /// ones (a block's own count); W writes it, unread
+  char mode = 'R';
 };
 
 /// @brief Where a GPU ran the probes' thread blocks, as measured.
