@@ -6,6 +6,7 @@
 // `--causal` compares the causal kernels (one point at a time: the sweep CSV
 // has no causal column).
 #include <algorithm>
+#include <utility>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -266,10 +267,8 @@ std::string placement_reads_text(const cuda::Measurement& m) {
   for (std::size_t k = 0; k < static_cast<std::size_t>(m.placements); ++k) {
     std::vector<double> v;
     for (std::size_t i = 0; i < per; ++i) v.push_back(m.hw_runs[k * per + i].dram_read_bytes);
-    std::sort(v.begin(), v.end());
-    const double mid = v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
     char buf[32];
-    std::snprintf(buf, sizeof buf, " %.1f", mid / 1e6);
+    std::snprintf(buf, sizeof buf, " %.1f", cuda::median(std::move(v)) / 1e6);
     out += buf;
   }
   if (m.placements_released > 0)
