@@ -425,7 +425,8 @@ int run_sweep(const CompareArgs& a, CLI::App* sub, const std::vector<Point>& poi
       std::cerr << "[" << done << "/" << points.size() << "] " << describe(cmp.config.workload, cmp.config.mapping, cmp.config.options.l2) << ": HBM "
                 << (cmp.hbm_exact() ? "exact" : "DIFFERS") << ", " << line
                 << (cmp.measured.hw ? "" : ", no hardware counters") << "\n";
-      if (const std::string each = placement_reads_text(cmp.measured); !each.empty()) std::cerr << "  " << each << "\n";
+      if (const std::string each = placement_reads_text(cmp.measured); !each.empty())
+        std::cerr << "  " << each << "\n";
       if (!cmp.hbm_exact() || !cmp.measured.hw) status = 1;
     } catch (const UserError& e) {  // a point this GPU or kernel cannot run: say so, go on
       ++skipped;

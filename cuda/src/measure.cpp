@@ -9,7 +9,6 @@
 #include <deque>
 #include <fstream>
 #include <memory>
-#include <optional>
 #include <regex>
 #include <thread>
 #include <vector>
@@ -172,8 +171,8 @@ Measurement measure(const DeviceSpec& dev, const Workload& w, const Mapping& m, 
   // after a pad of k steps. The earlier placements' buffers stay allocated
   // while memory allows: freed, their pages can come back, and on an H200
   // placements with 30 MiB of pad or more often got placement 0's very pages
-  // (docs/results/placement-reuse-2026-11-30.md). Only when free memory runs short are
-  // the oldest let go.
+  // (docs/results/placement-reuse-2026-11-30.md). Only when free memory runs
+  // short are the oldest let go.
   if (options.counters) {
     try {
       out.placements = std::max(options.placements, 1);
