@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# One device call (H200): does flash1's own access pattern, with no
+# arithmetic, miss as flash1 does near the L2's edge, and does one kernel for
+# all passes (blocks free to drift) miss more than a kernel a pass?
+# 1. flash1-pattern-probe-2026-11-30.cu under ncu, DRAM metrics alone
+#    (clocks and caches left as they are), 4 placements;
+# 2. flash1 itself at the two points, `fasim compare --json` in 32
+#    placements of one range each (the same board, for comparison).
+# With `variants`, instead: the probe's variants (flash1's pattern changed
+# one way at a time) in 6 placements, and no fasim.
+# Run by the device tool from the repository root with the binaries carried
+# in build/gpu-carry (scripts/gpu-check.sh --prepare-carry). Everything goes
+# to $OUT/f1p.tgz: f1p.csv or f1p-variants.csv (ncu's rows with the probe's
+# PROBE and SKEW lines), its .err, gpu.txt, placements-*.json.
+set -u
+R=docs/results; B=$(mktemp -d); FINAL=${OUT:-/tmp}; OUT=$(mktemp -d)
+nvidia-smi --query-gpu=name,pci.bus_id,driver_version --format=csv,noheader | tee "$OUT"/gpu.txt
+nvcc -O2 -gencode=arch=compute_90,code=sm_90 -o "$B"/f1p "$R"/flash1-pattern-probe-2026-11-30.cu || exit 1
+probe() {  # probe NAME ARGS...: the probe under ncu, to $OUT/NAME.csv
+  local name=$1 start=$SECONDS
+  shift
+  ncu --cache-control none --clock-control none --kernel-name-base mangled --kernel-name regex:'ILi1E' \
+      --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv --print-units base "$B"/f1p "$@" \
+      > "$OUT/$name.csv" 2> "$OUT/$name.err"
+  echo "$name: rc=$? $((SECONDS - start)) s, $(grep -c PROBE "$OUT/$name.csv") probes"
+}
+if [ "${1:-}" = variants ]; then
+  probe f1p-variants 6 variants
+else
+  probe f1p 4
+  . scripts/append-sweep.sh
+  holdout_gpu_setup build/gpu-carry
+  placements_json fp16-h132-n512-d128 --algo flash1 --dtype fp16 --N 512 --d 128 --heads 132 --br 64 --bc 64
+  placements_json fp16-h132-n1024-d64 --algo flash1 --dtype fp16 --N 1024 --d 64 --heads 132 --br 64 --bc 227
+fi
+tar -C "$OUT" -czf "$FINAL"/f1p.tgz . && cp "$OUT"/gpu.txt "$FINAL"/

@@ -1,0 +1,356 @@
+// flash1-pattern probe (2026-11-30): does flash1's own access pattern,
+// with no arithmetic, miss as flash1 does near the L2's edge, and does it
+// matter that flash1 runs all its passes in one kernel?
+//
+// With the GPU full (132 heads, one block per SM) flash1 fp16 at N = 512,
+// d = 128 reads 73 to 114 MB from DRAM over 32 placements (median 85),
+// fasim predicts 63; the rmw probe (rmw-probe-2026-11-30.cu) with the same
+// footprint misses little. That probe differs from flash1 in three ways:
+// one buffer (flash1: Q, K, V, O, l, m apart), one kernel per pass (flash1:
+// one kernel for all key blocks, so blocks drift apart over 5 ms), and no
+// time between steps (flash1: about 80 us a step). Here each can be toggled.
+//
+// Sequences (NAME then the launch style):
+//  F1 N=.. d=.. br=.. bc=..: flash1's loop order over its own buffers, one
+//    block a head: for each key block j, read K_j and V_j; then for each
+//    query block i read Q_i, O_i, l_i, m_i (not O, l, m when j = 0), wait
+//    `spin` ns (flash1's arithmetic), write O_i, l_i, m_i. fp16 rows (d x 2
+//    bytes), l and m fp32;
+//  R132 / H132 F=..: the rmw probe's read-only and half-written patterns.
+// Launch styles: `launch` one kernel a pass (pass = key block for F1, as
+// the rmw probe); `loop` one kernel for all passes, blocks free to drift;
+// `sync` one kernel with a grid barrier between passes (no drift, no
+// launch). Each sequence starts after a flush. ncu counts each kernel's DRAM
+// bytes; the SKEW line gives, per pass, how far apart the blocks started it
+// (max - min of %globaltimer, us) and the mean pass time.
+// Build: nvcc -O2 -gencode=arch=compute_90,code=sm_90 -o f1p flash1-pattern-probe-2026-11-30.cu
+// Run:   ncu --cache-control none --clock-control none --kernel-name-base mangled \
+//            --kernel-name regex:'ILi1E' --metrics dram__bytes_read.sum,dram__bytes_write.sum \
+//            --csv --print-units base ./f1p PLACEMENTS [quick]
+// `quick`: the launch style only, no spin (for many placements or metrics);
+// `variants`: flash1's pattern changed one way at a time (variant_sequences).
+// Only kernels instantiated with <1> are profiled, in the order of the PROBE
+// lines. Each placement allocates new buffers, the earlier ones still held.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#define CK(x)                                                                \
+  do {                                                                       \
+    cudaError_t e = (x);                                                     \
+    if (e != cudaSuccess) {                                                  \
+      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__);  \
+      std::exit(1);                                                          \
+    }                                                                        \
+  } while (0)
+
+__device__ unsigned long long g_sink;
+
+namespace {
+constexpr size_t kMiB = size_t{1} << 20;
+constexpr size_t kChunkWords = 4096 / 16;  // one 4 KiB chunk of uint4
+constexpr int kMaxPasses = 16;
+}  // namespace
+
+struct Flash {  // one head per block: n rows of `row` uint4 words per tensor
+  uint4 *q, *k, *v, *o;
+  float *l, *m;
+  int n, row, br, bc;
+  int qo_head_rows;    // rows from one head's Q (and O) to the next: n, or 2n with Q and O together
+  bool kv = true;      // read K_j and V_j (else only Q, O, l, m)
+  bool write = true;   // write O, l and m back (else they are only read)
+};
+struct Plain {  // the rmw probe: each block its own contiguous chunks
+  uint4* p;
+  size_t per_block;
+  bool half;  // odd chunks written back too (H); else read only (R)
+};
+struct Run {
+  int first, last;  // passes first .. last - 1
+  bool sync;        // grid barrier between passes
+  long long spin_ns;
+  unsigned* barrier;             // zeroed before the launch
+  unsigned long long* stamps;    // [block][kMaxPasses + 1]: each pass's start, then the end
+};
+
+__device__ unsigned long long now_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ void spin(long long ns) {
+  if (ns <= 0) return;
+  const unsigned long long until = now_ns() + ns;
+  while (now_ns() < until) {
+  }
+}
+
+// The block reads (and writes back changed) `words` uint4 from `at`.
+__device__ void touch(uint4* at, size_t words, bool read, bool write, unsigned& acc) {
+  for (size_t i = threadIdx.x; i < words; i += blockDim.x) {
+    uint4 x = make_uint4(i, 0, 0, 0);
+    if (read) {
+      x = __ldcg(at + i);
+      acc ^= x.x ^ x.y ^ x.z ^ x.w;
+    }
+    if (write) {
+      x.x += 1;
+      __stcg(at + i, x);
+    }
+  }
+}
+
+__device__ void touch_f(float* at, int n, bool read, bool write, unsigned& acc) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    float x = 1.0f;
+    if (read) {
+      x = __ldcg(at + i);
+      acc ^= __float_as_uint(x);
+    }
+    if (write) __stcg(at + i, x + 1.0f);
+  }
+}
+
+// Every block waits until all `gridDim.x` have arrived `round` times.
+__device__ void grid_barrier(unsigned* count, unsigned round) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicAdd(count, 1u);
+    while (*reinterpret_cast<volatile unsigned*>(count) < round * gridDim.x) {
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+__device__ void stamp(const Run& r, int slot) {
+  if (threadIdx.x == 0) r.stamps[blockIdx.x * (kMaxPasses + 1) + slot] = now_ns();
+}
+
+// Pass j of flash1's order for this block's head.
+__device__ void flash_pass(const Flash& f, int j, long long spin_ns, unsigned& acc) {
+  const size_t head = static_cast<size_t>(blockIdx.x) * f.n, qo = static_cast<size_t>(blockIdx.x) * f.qo_head_rows;
+  const int kv_rows = min(f.bc, f.n - j * f.bc);
+  touch(f.k + (head + j * f.bc) * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
+  touch(f.v + (head + j * f.bc) * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
+  __syncthreads();
+  for (int i0 = 0; i0 < f.n; i0 += f.br) {
+    const int rows = min(f.br, f.n - i0);
+    const size_t at = (qo + i0) * f.row, words = static_cast<size_t>(rows) * f.row;
+    touch(f.q + at, words, true, false, acc);
+    touch(f.o + at, words, j > 0, false, acc);
+    touch_f(f.l + head + i0, rows, j > 0, false, acc);
+    touch_f(f.m + head + i0, rows, j > 0, false, acc);
+    __syncthreads();
+    spin(spin_ns);
+    touch(f.o + at, words, false, f.write, acc);
+    touch_f(f.l + head + i0, rows, false, f.write, acc);
+    touch_f(f.m + head + i0, rows, false, f.write, acc);
+    __syncthreads();
+  }
+}
+
+__device__ void plain_pass(const Plain& p, unsigned& acc) {
+  for (size_t k = 0; k < p.per_block; ++k) {
+    const size_t c = blockIdx.x * p.per_block + k;
+    touch(p.p + c * kChunkWords, kChunkWords, true, p.half && (k & 1), acc);
+  }
+}
+
+template <int K>
+__global__ void flash_k(Flash f, Run r) {
+  extern __shared__ unsigned keep[];
+  unsigned acc = 0;
+  for (int j = r.first; j < r.last; ++j) {
+    if (r.sync && j > r.first) grid_barrier(r.barrier, j - r.first);
+    stamp(r, j);
+    flash_pass(f, j, r.spin_ns, acc);
+  }
+  stamp(r, kMaxPasses);
+  if (threadIdx.x == 0) keep[0] = acc;
+  if (acc == 0x9E3779B9u) g_sink = acc + keep[0];
+}
+
+template <int K>
+__global__ void plain_k(Plain p, Run r) {
+  extern __shared__ unsigned keep[];
+  unsigned acc = 0;
+  for (int j = r.first; j < r.last; ++j) {
+    if (r.sync && j > r.first) grid_barrier(r.barrier, j - r.first);
+    stamp(r, j);
+    plain_pass(p, acc);
+  }
+  stamp(r, kMaxPasses);
+  if (threadIdx.x == 0) keep[0] = acc;
+  if (acc == 0x9E3779B9u) g_sink = acc + keep[0];
+}
+
+__global__ void rd_k(const uint4* __restrict__ p, size_t n) {
+  unsigned acc = 0;
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const uint4 x = __ldcg(p + i);
+    acc ^= x.x ^ x.y ^ x.z ^ x.w;
+  }
+  if (acc == 0x9E3779B9u) g_sink = acc;
+}
+
+namespace {
+constexpr int kShared = 115968;  // flash1 fp16 d = 128's shared memory: one block an SM
+int sms = 0, probes = 0;
+char* scratch = nullptr;
+unsigned* barrier = nullptr;
+unsigned long long* stamps = nullptr;
+
+void flush() {  // two reads of 240 MiB: nothing of the probe left in L2, nothing dirty
+  for (int pass = 0; pass < 2; ++pass) rd_k<<<sms * 8, 256>>>(reinterpret_cast<const uint4*>(scratch), 240 * kMiB / 16);
+  CK(cudaDeviceSynchronize());
+}
+
+template <class T>
+T* fresh(size_t bytes) {
+  void* p = nullptr;
+  CK(cudaMalloc(&p, bytes));
+  CK(cudaMemset(p, 1, bytes));
+  return static_cast<T*>(p);
+}
+
+// One sequence: flush, then `passes` passes as `style` says. Prints a PROBE
+// line per kernel and a SKEW line: per pass, how far apart the blocks
+// started it and the mean time a block spent in it (us; in launch style a
+// pass ends at its kernel's end).
+template <class Launch>
+void sequence(const std::string& name, const std::string& style, int passes, long long spin_ns, Launch launch) {
+  flush();
+  std::vector<unsigned long long> st(static_cast<size_t>(sms) * (kMaxPasses + 1));
+  std::string line = "SKEW " + name;
+  auto run = [&](int first, int last, bool sync, const std::string& label) {
+    CK(cudaMemset(barrier, 0, sizeof(unsigned)));
+    std::printf("PROBE %d %s pass=%s\n", probes++, name.c_str(), label.c_str());
+    launch(Run{first, last, sync, spin_ns, barrier, stamps});
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(st.data(), stamps, st.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+    for (int j = first; j < last; ++j) {
+      unsigned long long lo = ~0ull, hi = 0;
+      double dur = 0;
+      for (int b = 0; b < sms; ++b) {
+        const unsigned long long* s = &st[b * (kMaxPasses + 1)];
+        lo = std::min(lo, s[j]);
+        hi = std::max(hi, s[j]);
+        dur += static_cast<double>((j + 1 < last ? s[j + 1] : s[kMaxPasses]) - s[j]) / sms;
+      }
+      char part[48];
+      std::snprintf(part, sizeof part, " %d:%.1f/%.1f", j + 1, (hi - lo) / 1e3, dur / 1e3);
+      line += part;
+    }
+  };
+  if (style == "launch") {
+    for (int j = 0; j < passes; ++j) run(j, j + 1, false, std::to_string(j + 1));
+  } else {
+    run(0, passes, style == "sync", "all");
+  }
+  std::printf("%s\n", line.c_str());
+}
+
+struct FlashBuffers {
+  Flash f;
+  // Q and O apart (as flash1), or `together`: one buffer, each head's Q rows then its O rows.
+  static FlashBuffers make(int heads, int n, int d, int br, int bc, bool together = false) {
+    const size_t rows = static_cast<size_t>(heads) * n, bytes = rows * d * 2;
+    FlashBuffers b;
+    uint4* q = fresh<uint4>(together ? 2 * bytes : bytes);
+    uint4* o = together ? q + static_cast<size_t>(n) * d * 2 / 16 : fresh<uint4>(bytes);
+    b.f = Flash{q, fresh<uint4>(bytes), fresh<uint4>(bytes), o, fresh<float>(rows * 4), fresh<float>(rows * 4),
+                n, d * 2 / 16, br, bc, together ? 2 * n : n};
+    return b;
+  }
+};
+
+bool quick = false;  // `quick`: launch style only, no spin
+
+void flash_sequences(const FlashBuffers& b, int placement, long long spin_ns) {
+  const Flash& f = b.f;
+  const int passes = (f.n + f.bc - 1) / f.bc;
+  char base[96];
+  std::snprintf(base, sizeof base, "F1/N%d/d%d/br%d/bc%d/p%d", f.n, f.row * 8, f.br, f.bc, placement);
+  auto launch = [&](const Run& r) { flash_k<1><<<sms, 256, kShared>>>(f, r); };
+  for (const char* style : {"launch", "loop", "sync"}) {
+    if (quick && std::string(style) != "launch") continue;
+    sequence(std::string(base) + "/" + style + "/spin0", style, passes, 0, launch);
+  }
+  if (quick) return;
+  for (const char* style : {"launch", "loop"})
+    sequence(std::string(base) + "/" + style + "/spin" + std::to_string(spin_ns / 1000) + "us", style, passes,
+             spin_ns, launch);
+}
+
+// `variants`: flash1 fp16 N 512 d 128's pattern, launch style, no spin, as
+// flash1 (F1) and changed one way at a time: no K and V reads (F1-nokv),
+// O, l and m only read (F1-ro), Q and O of a head in one buffer
+// (F1-together). Which part of the pattern makes the extra misses?
+void variant_sequences(int placement) {
+  FlashBuffers apart = FlashBuffers::make(sms, 512, 128, 64, 64);
+  const FlashBuffers together = FlashBuffers::make(sms, 512, 128, 64, 64, true);
+  CK(cudaDeviceSynchronize());
+  Flash nokv = apart.f, ro = apart.f;
+  nokv.kv = false;
+  ro.write = false;
+  for (const auto& [tag, f] : {std::pair{"F1", apart.f}, std::pair{"F1-nokv", nokv}, std::pair{"F1-ro", ro},
+                               std::pair{"F1-together", together.f}}) {
+    char name[96];
+    std::snprintf(name, sizeof name, "%s/N512/d128/br64/bc64/p%d/launch/spin0", tag, placement);
+    const Flash g = f;
+    sequence(name, "launch", 8, 0, [&](const Run& r) { flash_k<1><<<sms, 256, kShared>>>(g, r); });
+  }
+}
+
+void plain_sequences(uint4* pool, int placement) {
+  for (const auto& [half, f_mib] : {std::pair{false, 44}, std::pair{true, 40}}) {
+    const Plain p{pool, static_cast<size_t>(f_mib) * kMiB / 4096 / sms, half};
+    auto launch = [&](const Run& r) { plain_k<1><<<sms, 256, kShared>>>(p, r); };
+    for (const char* style : {"launch", "loop", "sync"}) {
+      if (quick && std::string(style) != "launch") continue;
+      char name[64];
+      std::snprintf(name, sizeof name, "%c%d/F%d/p%d/%s", half ? 'H' : 'R', sms, f_mib, placement, style);
+      sequence(name, style, 6, 0, launch);
+    }
+  }
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int placements = argc > 1 ? std::atoi(argv[1]) : 1;
+  quick = argc > 2 && std::string(argv[2]) == "quick";
+  const bool variants = argc > 2 && std::string(argv[2]) == "variants";
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  int l2 = 0;
+  CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+  std::printf("SMS %d L2 %d\n", sms, l2);
+  CK(cudaFuncSetAttribute(flash_k<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  CK(cudaFuncSetAttribute(plain_k<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  scratch = fresh<char>(240 * kMiB);
+  barrier = fresh<unsigned>(sizeof(unsigned));
+  stamps = fresh<unsigned long long>(1024 * (kMaxPasses + 1) * sizeof(unsigned long long));
+  for (int placement = 0; placement < placements; ++placement) {
+    // New buffers each placement, the earlier ones still held: new pages.
+    if (variants) {
+      variant_sequences(placement);
+      continue;
+    }
+    const FlashBuffers a = FlashBuffers::make(sms, 512, 128, 64, 64);
+    const FlashBuffers b = FlashBuffers::make(sms, 1024, 64, 64, 227);
+    uint4* pool = fresh<uint4>(128 * kMiB);
+    CK(cudaDeviceSynchronize());
+    flash_sequences(a, placement, 80000);   // flash1 fp16 N 512 d 128: about 80 us a step
+    flash_sequences(b, placement, 96000);   // N 1024 d 64 Bc 227: about 96 us a step
+    plain_sequences(pool, placement);
+  }
+  std::printf("DONE %d probes\n", probes);
+  return 0;
+}
