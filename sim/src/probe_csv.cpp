@@ -47,7 +47,8 @@ std::vector<Row> csv_rows(const std::string& path, const std::string& kind, cons
     std::stringstream s(line);
     for (std::string cell; std::getline(s, cell, ',');) r.f.push_back(cell);
     if (r.f.size() != fields)
-      throw UserError(r.where + ": expected " + std::to_string(fields) + " fields, found " + std::to_string(r.f.size()));
+      throw UserError(r.where + ": expected " + std::to_string(fields) + " fields, found " +
+                      std::to_string(r.f.size()));
     rows.push_back(std::move(r));
   }
   return rows;

@@ -1,0 +1,54 @@
+// The flash1-pattern probe (docs/results/flash1-pattern-probe-2026-11-30.cu):
+// flash1's loop order over its own buffers with no arithmetic, one block a
+// head, recorded on a GPU in several placements, and the same steps played
+// through fasim's L2 model, so the model can be checked against it.
+//
+// Per key block j a block reads K_j and V_j; then per query block i it reads
+// Q_i, O_i, l_i, m_i (not O, l, m when j = 0) and writes O_i, l_i, m_i.
+// Variants change it one way at a time: F1-nokv reads no K or V, F1-ro
+// never writes O, l or m (only reads them), F1-together keeps each head's
+// Q and O side by side in one buffer (the same steps to the model, which
+// has no addresses). The replay runs the blocks in lock step, one step of
+// each in turn (the probe's launch style: a kernel per key block), each on
+// the SM given, each SM next to the half the SM layout says.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fasim/device_spec.hpp"
+#include "fasim/l2_probes.hpp"
+
+namespace fasim {
+
+/// @brief One recorded sequence of the flash1-pattern probe.
+struct Flash1Pattern {
+  std::string name;             ///< "F1/N512/d128/br64/bc64", "F1-nokv/N512/d128/br64/bc64", ...
+  std::int64_t n = 0, d = 0, br = 0, bc = 0;
+  bool kv = true;               ///< K_j and V_j read (not F1-nokv)
+  bool write = true;            ///< O, l and m written back (not F1-ro)
+  std::vector<double> gpu_mb;   ///< DRAM MB read over all passes, one per placement
+};
+
+/// @brief Reads the probe's long form (flash1-pattern-table-2026-11-30.py
+/// --long: sequence,placement,style,spin,pass,dram_read_bytes,
+/// dram_write_bytes,skew_us), the launch-style runs with no spin (the
+/// rmw probe's R132 and H132 rows are passed over): each
+/// sequence's reads summed over its passes, per placement. Throws UserError
+/// naming the file and line of anything else.
+std::vector<Flash1Pattern> read_flash1_pattern(const std::string& path);
+
+/// @brief DRAM MB (10^6 bytes, as the probe's tables) of one pass.
+struct PatternPass {
+  double read_mb = 0;
+  double written_mb = 0;
+};
+
+/// @brief DRAM bytes of each pass (key block) through fasim's L2 model of
+/// `device`, block b on SM `sm_of_block[b]` (one block a head, so as many
+/// heads as SMs listed), each SM next to the half `layout` says.
+std::vector<PatternPass> replay_flash1_pattern(const Flash1Pattern& p, const DeviceSpec& device,
+                                               const SmLayout& layout, const std::vector<std::int64_t>& sm_of_block);
+
+}  // namespace fasim

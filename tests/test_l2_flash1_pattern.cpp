@@ -1,0 +1,116 @@
+// The flash1-pattern probe (docs/results/flash1-pattern-2026-11-30.md)
+// played through the L2 model. flash1's loop order with no arithmetic reads
+// on the GPU what flash1 reads, over the same spread of placements; the
+// model reads about what the luckiest placement reads. What it gets right
+// and must keep: without the K and V stream, Q and O of 132 heads fit, in
+// the GPU's range. What it misses, held by a ratchet: a read-once stream
+// through a nearly full L2 pushes re-read data out more on the GPU (F1-ro
+// below every placement), more so when that data is dirty.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "fasim/device_spec.hpp"
+#include "fasim/l2_flash1_pattern.hpp"
+#include "fasim/l2_probes.hpp"
+
+using namespace fasim;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::filesystem::path kResults = std::filesystem::path(FASIM_SOURCE_DIR) / "docs" / "results";
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The SMs the rmw probe's 132 blocks ran on (the same grid and shared
+// memory as the pattern probe's, one block an SM).
+std::vector<std::int64_t> blocks_of_132() {
+  for (const ReadersSequence& s : read_readers_probe((kResults / "h200-2026-11-30-rmw-probe.csv").string()))
+    if (s.name.rfind("R132", 0) == 0) return s.sm_of_block;
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 4 and 6 GPU placements",
+          "[l2][probes]") {
+  const DeviceSpec dev = load_device("h200");
+  const SmLayout layout = read_sm_layout((kResults / "h200-2026-11-30-sm-map.txt").string());
+  const std::vector<std::int64_t> sms = blocks_of_132();
+  REQUIRE(sms.size() == 132);
+  double error = 0;  // summed |model - GPU median| / GPU median, over the sequences
+  int sequences = 0;
+  for (const char* file : {"h200-2026-11-30-flash1-pattern.csv", "h200-2026-11-30-flash1-pattern-variants.csv"}) {
+    for (const Flash1Pattern& p : read_flash1_pattern((kResults / file).string())) {
+      REQUIRE(p.gpu_mb.size() >= 4);
+      const auto passes = replay_flash1_pattern(p, dev, layout, sms);
+      REQUIRE(static_cast<std::int64_t>(passes.size()) == (p.n + p.bc - 1) / p.bc);
+      double model = 0;
+      for (const PatternPass& pass : passes) model += pass.read_mb;
+      const auto [least, most] = std::minmax_element(p.gpu_mb.begin(), p.gpu_mb.end());
+      const double mid = median(p.gpu_mb);
+      INFO(file << " " << p.name << ": GPU " << *least << " / " << mid << " / " << *most << " MB, model " << model);
+      // Every pass reads at least the K and V it has never seen; the first
+      // also all of Q (and never more than the GPU's most placement here).
+      const double q_mb = 132.0 * p.n * p.d * 2 / 1e6;
+      CHECK(passes[0].read_mb >= q_mb * (p.kv ? 1 + 2.0 * std::min(p.bc, p.n) / p.n : 1) - 1e-6);
+      CHECK(model <= *most);
+      // Q and O alone fit in L2, on the GPU and in the model.
+      if (!p.kv) {
+        CHECK(model >= *least);
+        CHECK(model <= *most);
+      }
+      error += std::abs(model - mid) / mid;
+      ++sequences;
+    }
+  }
+  CHECK(sequences == 6);
+  // Ratchet, 2026-11-30 (64-way sets): 0.633 summed over the 6 sequences
+  // (F1 at N = 512 -14%, F1-ro -8%). Lower it when the model learns how a
+  // read-once stream pushes re-read data out.
+  INFO("summed relative error " << error);
+  CHECK(error <= 0.64);
+}
+
+TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line", "[l2][probes]") {
+  const test::ScratchDir dir;
+  CHECK_THROWS_WITH(read_flash1_pattern("/nonexistent/pattern.csv"),
+                    Contains("cannot read flash1-pattern probe CSV '/nonexistent/pattern.csv'"));
+  const std::string header = "sequence,placement,style,spin,pass,dram_read_bytes,dram_write_bytes,skew_us\n";
+  const auto bad = [&](const std::string& name, const std::string& text, const std::string& message) {
+    INFO(name);
+    test::write_text(dir.path() / name, text);
+    CHECK_THROWS_WITH(read_flash1_pattern(dir.file(name)), Contains(message));
+  };
+  bad("header.csv", "a,b\n", "its first line must be sequence,placement");
+  bad("none.csv", header + "F1/N512/d128/br64/bc64,0,loop,spin0,all,1,1,1:0.2/24.6\n",
+      "holds no launch-style run with no spin");
+  bad("name.csv", header + "F2/N512/d128/br64/bc64,0,launch,spin0,1,1,1,1:0.2/24.6\n",
+      "name.csv:2: sequence 'F2/N512/d128/br64/bc64' is not F1, F1-nokv, F1-ro or F1-together");
+  bad("zero.csv", header + "F1/N0/d128/br64/bc64,0,launch,spin0,1,1,1,1:0.2/24.6\n", "is not F1, F1-nokv");
+  bad("bytes.csv", header + "F1/N512/d128/br64/bc64,0,launch,spin0,1,-5,1,1:0.2/24.6\n",
+      "bytes.csv:2: dram_read_bytes '-5' is not a whole number");
+  bad("short.csv", header + "F1/N512/d128/br64/bc64,0,launch\n", "short.csv:2: expected 8 fields, found 3");
+  test::write_text(dir.path() / "ok.csv", header + "F1-ro/N512/d128/br64/bc64,0,launch,spin0,1,2000000,0,1:0.2/24.6\n" +
+                                              "F1-ro/N512/d128/br64/bc64,0,launch,spin0,2,1000000,0,1:0.2/24.6\n" +
+                                              "F1-ro/N512/d128/br64/bc64,1,launch,spin0,1,5000000,0,1:0.2/24.6\n");
+  const auto ok = read_flash1_pattern(dir.file("ok.csv"));
+  REQUIRE(ok.size() == 1);
+  CHECK(ok[0].n == 512);
+  CHECK(ok[0].d == 128);
+  CHECK(ok[0].br == 64);
+  CHECK(ok[0].bc == 64);
+  CHECK(ok[0].kv);
+  CHECK_FALSE(ok[0].write);
+  CHECK(ok[0].gpu_mb == std::vector<double>{3.0, 5.0});
+}
