@@ -28,7 +28,9 @@
 //            --kernel-name regex:'ILi1E' --metrics dram__bytes_read.sum,dram__bytes_write.sum \
 //            --csv --print-units base ./f1p PLACEMENTS [quick]
 // `quick`: the launch style only, no spin (for many placements or metrics);
-// `variants`: flash1's pattern changed one way at a time (variant_sequences).
+// `variants`: flash1's pattern changed one way at a time (variant_sequences);
+// `edge`: flash1's pattern at N = 384 to 640 and R132 at 36 to 48 MiB
+// (edge_sequences).
 // Only kernels instantiated with <1> are profiled, in the order of the PROBE
 // lines. Each placement allocates new buffers, the earlier ones still held.
 #include <cuda_runtime.h>
@@ -310,6 +312,32 @@ void variant_sequences(int placement) {
   }
 }
 
+// `edge`: the L2's edge, finer. flash1's pattern (fp16, d = 128, Br = Bc =
+// 64, launch style, no spin) as F1, F1-nokv and F1-ro at N = 384 to 640,
+// and R132 (each block its own rows, read only) at F = 36 to 48 MiB.
+void edge_sequences(int placement) {
+  for (const int n : {384, 448, 512, 576, 640}) {
+    FlashBuffers b = FlashBuffers::make(sms, n, 128, 64, 64);
+    CK(cudaDeviceSynchronize());
+    Flash nokv = b.f, ro = b.f;
+    nokv.kv = false;
+    ro.write = false;
+    for (const auto& [tag, f] : {std::pair{"F1", b.f}, std::pair{"F1-nokv", nokv}, std::pair{"F1-ro", ro}}) {
+      char name[96];
+      std::snprintf(name, sizeof name, "%s/N%d/d128/br64/bc64/p%d/launch/spin0", tag, n, placement);
+      const Flash g = f;
+      sequence(name, "launch", (n + 63) / 64, 0, [&](const Run& r) { flash_k<1><<<sms, 256, kShared>>>(g, r); });
+    }
+  }
+  uint4* pool = fresh<uint4>(128 * kMiB);
+  for (const int f_mib : {36, 38, 40, 42, 44, 46, 48}) {
+    const Plain p{pool, static_cast<size_t>(f_mib) * kMiB / 4096 / sms, false};
+    char name[64];
+    std::snprintf(name, sizeof name, "R%d/F%d/p%d/launch", sms, f_mib, placement);
+    sequence(name, "launch", 6, 0, [&](const Run& r) { plain_k<1><<<sms, 256, kShared>>>(p, r); });
+  }
+}
+
 void plain_sequences(uint4* pool, int placement) {
   for (const auto& [half, f_mib] : {std::pair{false, 44}, std::pair{true, 40}}) {
     const Plain p{pool, static_cast<size_t>(f_mib) * kMiB / 4096 / sms, half};
@@ -328,6 +356,7 @@ int main(int argc, char** argv) {
   const int placements = argc > 1 ? std::atoi(argv[1]) : 1;
   quick = argc > 2 && std::string(argv[2]) == "quick";
   const bool variants = argc > 2 && std::string(argv[2]) == "variants";
+  const bool edge = argc > 2 && std::string(argv[2]) == "edge";
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   int l2 = 0;
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
@@ -339,8 +368,9 @@ int main(int argc, char** argv) {
   stamps = fresh<unsigned long long>(1024 * (kMaxPasses + 1) * sizeof(unsigned long long));
   for (int placement = 0; placement < placements; ++placement) {
     // New buffers each placement, the earlier ones still held: new pages.
-    if (variants) {
-      variant_sequences(placement);
+    if (variants || edge) {
+      if (variants) variant_sequences(placement);
+      else edge_sequences(placement);
       continue;
     }
     const FlashBuffers a = FlashBuffers::make(sms, 512, 128, 64, 64);
