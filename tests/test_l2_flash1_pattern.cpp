@@ -2,10 +2,10 @@
 // played through the L2 model. flash1's loop order with no arithmetic reads
 // on the GPU what flash1 reads, over the same spread of placements; the
 // model reads about what the luckiest placement reads. What it gets right
-// and must keep: without the K and V stream, Q and O of 132 heads fit, in
-// the GPU's range. What it misses, held by a ratchet: a read-once stream
-// through a nearly full L2 pushes re-read data out more on the GPU (F1-ro
-// below every placement), more so when that data is dirty.
+// and must keep: far from the L2's edge (N = 384) everything fits. What it
+// misses, held by a ratchet: near the edge a read-once stream pushes
+// re-read data out more on the GPU (F1-ro below every placement), more so
+// when that data is dirty, and the GPU's edge comes earlier.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -42,7 +42,7 @@ std::vector<std::int64_t> blocks_of_132() {
 
 }  // namespace
 
-TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 4 and 6 GPU placements",
+TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against the GPU's placements",
           "[l2][probes]") {
   const DeviceSpec dev = load_device("h200");
   const SmLayout layout = read_sm_layout((kResults / "h200-2026-11-30-sm-map.txt").string());
@@ -50,7 +50,8 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
   REQUIRE(sms.size() == 132);
   double error = 0;  // summed |model - GPU median| / GPU median, over the sequences
   int sequences = 0;
-  for (const char* file : {"h200-2026-11-30-flash1-pattern.csv", "h200-2026-11-30-flash1-pattern-variants.csv"}) {
+  for (const char* file : {"h200-2026-11-30-flash1-pattern.csv", "h200-2026-11-30-flash1-pattern-variants.csv",
+                           "h200-2026-11-30-flash1-pattern-edge.csv"}) {
     for (const Flash1Pattern& p : read_flash1_pattern((kResults / file).string())) {
       REQUIRE(p.gpu_mb.size() >= 4);
       const auto passes = replay_flash1_pattern(p, dev, layout, sms);
@@ -60,26 +61,23 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
       const auto [least, most] = std::minmax_element(p.gpu_mb.begin(), p.gpu_mb.end());
       const double mid = median(p.gpu_mb);
       INFO(file << " " << p.name << ": GPU " << *least << " / " << mid << " / " << *most << " MB, model " << model);
-      // Every pass reads at least the K and V it has never seen; the first
-      // also all of Q (and never more than the GPU's most placement here).
-      const double q_mb = 132.0 * p.n * p.d * 2 / 1e6;
-      CHECK(passes[0].read_mb >= q_mb * (p.kv ? 1 + 2.0 * std::min(p.bc, p.n) / p.n : 1) - 1e-6);
-      CHECK(model <= *most);
-      // Q and O alone fit in L2, on the GPU and in the model.
-      if (!p.kv) {
-        CHECK(model >= *least);
-        CHECK(model <= *most);
-      }
+      // The first pass reads all of Q and the K and V it has never seen.
+      const double q_mb = static_cast<double>(sms.size()) * static_cast<double>(p.n * p.d * 2) / 1e6;
+      const double first = q_mb * (p.kv ? 1 + 2.0 * static_cast<double>(std::min(p.bc, p.n)) / p.n : 1);
+      CHECK(passes[0].read_mb >= first - 1e-6);
+      // Far from the edge (N = 384) every line fits, on the GPU and in the model.
+      if (p.n == 384) CHECK(std::abs(model - mid) / mid < 0.03);
       error += std::abs(model - mid) / mid;
       ++sequences;
     }
   }
-  CHECK(sequences == 6);
-  // Ratchet, 2026-11-30 (64-way sets): 0.633 summed over the 6 sequences
-  // (F1 at N = 512 -14%, F1-ro -8%). Lower it when the model learns how a
-  // read-once stream pushes re-read data out.
+  CHECK(sequences == 21);
+  // Ratchet, 2026-11-30 (64-way sets): 2.819 summed over the 21 sequences
+  // (F1 at N = 512 -14% to -19%; at N = 576 F1-nokv -38%, F1-ro -36%; F1-ro
+  // at 640 -42%). Lower it when the model learns how a read-once stream
+  // pushes re-read data out.
   INFO("summed relative error " << error);
-  CHECK(error <= 0.64);
+  CHECK(error <= 2.82);
 }
 
 TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line", "[l2][probes]") {
