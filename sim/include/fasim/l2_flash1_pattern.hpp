@@ -25,7 +25,10 @@ namespace fasim {
 /// @brief One recorded sequence of the flash1-pattern probe.
 struct Flash1Pattern {
   std::string name;             ///< "F1/N512/d128/br64/bc64", "F1-nokv/N512/d128/br64/bc64", ...
-  std::int64_t n = 0, d = 0, br = 0, bc = 0;
+  std::int64_t n = 0;           ///< rows of Q, K, V and O per head
+  std::int64_t d = 0;           ///< head dimension (fp16 rows of 2 d bytes)
+  std::int64_t br = 0;          ///< query rows per tile
+  std::int64_t bc = 0;          ///< key rows per tile: one pass per key block
   bool kv = true;               ///< K_j and V_j read (not F1-nokv)
   bool write = true;            ///< O, l and m written back (not F1-ro)
   std::vector<double> gpu_mb;   ///< DRAM MB read over all passes, one per placement
@@ -41,8 +44,8 @@ std::vector<Flash1Pattern> read_flash1_pattern(const std::string& path);
 
 /// @brief DRAM MB (10^6 bytes, as the probe's tables) of one pass.
 struct PatternPass {
-  double read_mb = 0;
-  double written_mb = 0;
+  double read_mb = 0;     ///< MB read from DRAM
+  double written_mb = 0;  ///< MB written to DRAM (dirty data written back)
 };
 
 /// @brief DRAM bytes of each pass (key block) through fasim's L2 model of
