@@ -3,9 +3,11 @@
 // on the GPU what flash1 reads, over the same spread of placements; the
 // model reads about what the luckiest placement reads. What it gets right
 // and must keep: far from the L2's edge (N = 384) everything fits. What it
-// misses, held by a ratchet: near the edge a read-once stream pushes
-// re-read data out more on the GPU (F1-ro below every placement), more so
-// when that data is dirty, and the GPU's edge comes earlier.
+// misses, held by a ratchet: with the GPU full, near the edge a read-once
+// stream pushes re-read data out more on the GPU (F1-ro below every
+// placement), more so when that data is dirty, and the GPU's edge comes
+// earlier; with 16 heads, 12 of them next to one L2 half, the GPU's edge
+// comes later than the model's.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -51,10 +53,11 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
   double error = 0;  // summed |model - GPU median| / GPU median, over the sequences
   int sequences = 0;
   for (const char* file : {"h200-2026-11-30-flash1-pattern.csv", "h200-2026-11-30-flash1-pattern-variants.csv",
-                           "h200-2026-11-30-flash1-pattern-edge.csv"}) {
+                           "h200-2026-11-30-flash1-pattern-edge.csv", "h200-2026-11-30-flash1-pattern-grid.csv"}) {
     for (const Flash1Pattern& p : read_flash1_pattern((kResults / file).string())) {
       REQUIRE(p.gpu_mb.size() >= 4);
-      const auto passes = replay_flash1_pattern(p, dev, layout, sms);
+      const std::vector<std::int64_t>& on = p.sm_of_block.empty() ? sms : p.sm_of_block;
+      const auto passes = replay_flash1_pattern(p, dev, layout, on);
       REQUIRE(static_cast<std::int64_t>(passes.size()) == (p.n + p.bc - 1) / p.bc);
       double model = 0;
       for (const PatternPass& pass : passes) model += pass.read_mb;
@@ -62,46 +65,52 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
       const double mid = median(p.gpu_mb);
       INFO(file << " " << p.name << ": GPU " << *least << " / " << mid << " / " << *most << " MB, model " << model);
       // The first pass reads all of Q and the K and V it has never seen.
-      const double q_mb = static_cast<double>(sms.size()) * static_cast<double>(p.n * p.d * 2) / 1e6;
+      const double q_mb = static_cast<double>(on.size()) * static_cast<double>(p.n * p.d * 2) / 1e6;
       const double first = q_mb * (p.kv ? 1 + 2.0 * static_cast<double>(std::min(p.bc, p.n)) / p.n : 1);
       CHECK(passes[0].read_mb >= first - 1e-6);
-      // Far from the edge (N = 384) every line fits, on the GPU and in the model.
-      if (p.n == 384) CHECK(std::abs(model - mid) / mid < 0.03);
+      // Far from the edge (132 heads at N = 384, 16 at N = 3072) every line
+      // fits, on the GPU and in the model.
+      if (p.n == 384 || (p.heads == 16 && p.n == 3072)) CHECK(std::abs(model - mid) / mid < 0.03);
       error += std::abs(model - mid) / mid;
       ++sequences;
     }
   }
-  CHECK(sequences == 21);
-  // Ratchet, 2026-11-30 (64-way sets): 2.819 summed over the 21 sequences
-  // (F1 at N = 512 -14% to -19%; at N = 576 F1-nokv -38%, F1-ro -36%; F1-ro
-  // at 640 -42%). Lower it when the model learns how a read-once stream
-  // pushes re-read data out.
+  CHECK(sequences == 31);
+  // Ratchet, 2026-11-30 (64-way sets): 4.453 summed over the 31 sequences.
+  // With 132 heads the model reads too little (F1 at N = 512 -14% to -19%;
+  // at N = 576 F1-nokv -38%, F1-ro -36%; F1-ro at 640 -42%), with 16 heads
+  // (12 next to one L2 half) too much (F1 at N = 4096 +48%, F1-ro at 4608
+  // +47%). Lower it when the model learns how a read-once stream pushes
+  // re-read data out and what a lopsided grid leaves room for.
   INFO("summed relative error " << error);
-  CHECK(error <= 2.82);
+  CHECK(error <= 4.46);
 }
 
 TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line", "[l2][probes]") {
   const test::ScratchDir dir;
   CHECK_THROWS_WITH(read_flash1_pattern("/nonexistent/pattern.csv"),
                     Contains("cannot read flash1-pattern probe CSV '/nonexistent/pattern.csv'"));
-  const std::string header = "sequence,placement,style,spin,pass,dram_read_bytes,dram_write_bytes,skew_us\n";
+  const std::string header = "sequence,placement,style,spin,pass,dram_read_bytes,dram_write_bytes,sms,skew_us\n";
   const auto bad = [&](const std::string& name, const std::string& text, const std::string& message) {
     INFO(name);
     test::write_text(dir.path() / name, text);
     CHECK_THROWS_WITH(read_flash1_pattern(dir.file(name)), Contains(message));
   };
   bad("header.csv", "a,b\n", "its first line must be sequence,placement");
-  bad("none.csv", header + "F1/N512/d128/br64/bc64,0,loop,spin0,all,1,1,1:0.2/24.6\n",
+  bad("none.csv", header + "F1/N512/d128/br64/bc64,0,loop,spin0,all,1,1,,1:0.2/24.6\n",
       "holds no launch-style run with no spin");
-  bad("name.csv", header + "F2/N512/d128/br64/bc64,0,launch,spin0,1,1,1,1:0.2/24.6\n",
+  bad("name.csv", header + "F2/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n",
       "name.csv:2: sequence 'F2/N512/d128/br64/bc64' is not F1, F1-nokv, F1-ro or F1-together");
-  bad("zero.csv", header + "F1/N0/d128/br64/bc64,0,launch,spin0,1,1,1,1:0.2/24.6\n", "is not F1, F1-nokv");
-  bad("bytes.csv", header + "F1/N512/d128/br64/bc64,0,launch,spin0,1,-5,1,1:0.2/24.6\n",
+  bad("zero.csv", header + "F1/N0/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n", "is not F1, F1-nokv");
+  bad("bytes.csv", header + "F1/N512/d128/br64/bc64,0,launch,spin0,1,-5,1,,1:0.2/24.6\n",
       "bytes.csv:2: dram_read_bytes '-5' is not a whole number");
-  bad("short.csv", header + "F1/N512/d128/br64/bc64,0,launch\n", "short.csv:2: expected 8 fields, found 3");
-  test::write_text(dir.path() / "ok.csv", header + "F1-ro/N512/d128/br64/bc64,0,launch,spin0,1,2000000,0,1:0.2/24.6\n" +
-                                              "F1-ro/N512/d128/br64/bc64,0,launch,spin0,2,1000000,0,1:0.2/24.6\n" +
-                                              "F1-ro/N512/d128/br64/bc64,1,launch,spin0,1,5000000,0,1:0.2/24.6\n");
+  bad("short.csv", header + "F1/N512/d128/br64/bc64,0,launch\n", "short.csv:2: expected 9 fields, found 3");
+  bad("sms.csv", header + "F1/N512/d128/br64/bc64/h16,0,launch,spin0,1,1,1,0 2 4,-\n",
+      "sms.csv:2: sms lists 3 SMs; F1/N512/d128/br64/bc64/h16 runs 16 heads");
+  const std::string ro = "F1-ro/N512/d128/br64/bc64/h2,";
+  test::write_text(dir.path() / "ok.csv", header + ro + "0,launch,spin0,1,2000000,0,3 5,1:0.2/24.6\n" + ro +
+                                              "0,launch,spin0,2,1000000,0,3 5,1:0.2/24.6\n" + ro +
+                                              "1,launch,spin0,1,5000000,0,7 9,1:0.2/24.6\n");
   const auto ok = read_flash1_pattern(dir.file("ok.csv"));
   REQUIRE(ok.size() == 1);
   CHECK(ok[0].n == 512);
@@ -110,5 +119,7 @@ TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line",
   CHECK(ok[0].bc == 64);
   CHECK(ok[0].kv);
   CHECK_FALSE(ok[0].write);
+  CHECK(ok[0].heads == 2);
   CHECK(ok[0].gpu_mb == std::vector<double>{3.0, 5.0});
+  CHECK(ok[0].sm_of_block == std::vector<std::int64_t>{3, 5});  // placement 0's
 }

@@ -30,7 +30,7 @@
 // `quick`: the launch style only, no spin (for many placements or metrics);
 // `variants`: flash1's pattern changed one way at a time (variant_sequences);
 // `edge`: flash1's pattern at N = 384 to 640 and R132 at 36 to 48 MiB
-// (edge_sequences).
+// (edge_sequences); `grid`: 16 heads against 132 (grid_sequences).
 // Only kernels instantiated with <1> are profiled, in the order of the PROBE
 // lines. Each placement allocates new buffers, the earlier ones still held.
 #include <cuda_runtime.h>
@@ -51,6 +51,7 @@
   } while (0)
 
 __device__ unsigned long long g_sink;
+__device__ unsigned g_block_sm[1024];  // the SM each block of the last kernel ran on
 
 namespace {
 constexpr size_t kMiB = size_t{1} << 20;
@@ -133,6 +134,11 @@ __device__ void grid_barrier(unsigned* count, unsigned round) {
 
 __device__ void stamp(const Run& r, int slot) {
   if (threadIdx.x == 0) r.stamps[blockIdx.x * (kMaxPasses + 1) + slot] = now_ns();
+  if (threadIdx.x == 0 && blockIdx.x < 1024) {
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    g_block_sm[blockIdx.x] = sm;
+  }
 }
 
 // Pass j of flash1's order for this block's head.
@@ -228,9 +234,10 @@ T* fresh(size_t bytes) {
 // started it and the mean time a block spent in it (us; in launch style a
 // pass ends at its kernel's end).
 template <class Launch>
-void sequence(const std::string& name, const std::string& style, int passes, long long spin_ns, Launch launch) {
+void sequence(const std::string& name, const std::string& style, int passes, long long spin_ns, Launch launch,
+              int blocks = sms) {
   flush();
-  std::vector<unsigned long long> st(static_cast<size_t>(sms) * (kMaxPasses + 1));
+  std::vector<unsigned long long> st(static_cast<size_t>(blocks) * (kMaxPasses + 1));
   std::string line = "SKEW " + name;
   auto run = [&](int first, int last, bool sync, const std::string& label) {
     CK(cudaMemset(barrier, 0, sizeof(unsigned)));
@@ -241,11 +248,11 @@ void sequence(const std::string& name, const std::string& style, int passes, lon
     for (int j = first; j < last; ++j) {
       unsigned long long lo = ~0ull, hi = 0;
       double dur = 0;
-      for (int b = 0; b < sms; ++b) {
+      for (int b = 0; b < blocks; ++b) {
         const unsigned long long* s = &st[b * (kMaxPasses + 1)];
         lo = std::min(lo, s[j]);
         hi = std::max(hi, s[j]);
-        dur += static_cast<double>((j + 1 < last ? s[j + 1] : s[kMaxPasses]) - s[j]) / sms;
+        dur += static_cast<double>((j + 1 < last ? s[j + 1] : s[kMaxPasses]) - s[j]) / blocks;
       }
       char part[48];
       std::snprintf(part, sizeof part, " %d:%.1f/%.1f", j + 1, (hi - lo) / 1e3, dur / 1e3);
@@ -315,6 +322,34 @@ void variant_sequences(int placement) {
 // `edge`: the L2's edge, finer. flash1's pattern (fp16, d = 128, Br = Bc =
 // 64, launch style, no spin) as F1, F1-nokv and F1-ro at N = 384 to 640,
 // and R132 (each block its own rows, read only) at F = 36 to 48 MiB.
+// `grid`: flash1's pattern (fp16, d = 128, Br = Bc = 64, launch style, no
+// spin) with 16 heads (one block each, where the GPU puts a grid of 16) at
+// N = 3072 to 4608, the footprint of 132 heads at N = 384 to 576, and 132
+// heads at N = 512 beside them. Prints a BLOCKS line (each block's SM) per
+// sequence, for the replay.
+void grid_sequences(int placement) {
+  for (const auto& [h, n] : {std::pair{16, 3072}, std::pair{16, 3584}, std::pair{16, 4096}, std::pair{16, 4608},
+                             std::pair{132, 512}}) {
+    const int heads = h;  // (a lambda cannot capture a structured binding before C++20)
+    FlashBuffers b = FlashBuffers::make(heads, n, 128, 64, 64);
+    CK(cudaDeviceSynchronize());
+    Flash ro = b.f;
+    ro.write = false;
+    for (const auto& [tag, f] : {std::pair{"F1", b.f}, std::pair{"F1-ro", ro}}) {
+      char name[96];
+      std::snprintf(name, sizeof name, "%s/N%d/d128/br64/bc64/h%d/p%d/launch/spin0", tag, n, heads, placement);
+      const Flash g = f;
+      sequence(
+          name, "launch", (n + 63) / 64, 0, [&](const Run& r) { flash_k<1><<<heads, 256, kShared>>>(g, r); }, heads);
+      unsigned bs[1024];
+      CK(cudaMemcpyFromSymbol(bs, g_block_sm, heads * sizeof(unsigned)));
+      std::printf("BLOCKS %s %d:", name, heads);
+      for (int i = 0; i < heads; ++i) std::printf(" %u", bs[i]);
+      std::printf("\n");
+    }
+  }
+}
+
 void edge_sequences(int placement) {
   for (const int n : {384, 448, 512, 576, 640}) {
     FlashBuffers b = FlashBuffers::make(sms, n, 128, 64, 64);
@@ -357,6 +392,7 @@ int main(int argc, char** argv) {
   quick = argc > 2 && std::string(argv[2]) == "quick";
   const bool variants = argc > 2 && std::string(argv[2]) == "variants";
   const bool edge = argc > 2 && std::string(argv[2]) == "edge";
+  const bool grid = argc > 2 && std::string(argv[2]) == "grid";
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   int l2 = 0;
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
@@ -368,9 +404,10 @@ int main(int argc, char** argv) {
   stamps = fresh<unsigned long long>(1024 * (kMaxPasses + 1) * sizeof(unsigned long long));
   for (int placement = 0; placement < placements; ++placement) {
     // New buffers each placement, the earlier ones still held: new pages.
-    if (variants || edge) {
+    if (variants || edge || grid) {
       if (variants) variant_sequences(placement);
-      else edge_sequences(placement);
+      else if (edge) edge_sequences(placement);
+      else grid_sequences(placement);
       continue;
     }
     const FlashBuffers a = FlashBuffers::make(sms, 512, 128, 64, 64);

@@ -4,8 +4,9 @@
 --long NCU.csv: the long form committed as h200-2026-11-30-flash1-pattern.csv,
   one row a kernel: sequence (without placement, style and spin), placement,
   style, spin, pass (a number, or `all` for one kernel running every pass),
-  DRAM bytes read and written, and the sequence's SKEW figures (per pass,
-  the spread of the blocks' start times / the mean pass time, us).
+  DRAM bytes read and written, the SMs of the sequence's blocks (its BLOCKS
+  line, where the probe printed one) and its SKEW figures (per pass, the
+  spread of the blocks' start times / the mean pass time, us).
 --table LONG.csv [FLASH1.json ...]: DRAM MB read over all passes, per
   sequence and style, the least / median / most over placements; each
   FLASH1.json (`fasim compare --json --placements K`) adds flash1's own
@@ -19,9 +20,11 @@ from collections import defaultdict
 
 
 def long_form(path):
-    labels, rows, skew = [], [], {}
+    labels, rows, skew, sms = [], [], {}, {}
     for line in open(path):
-        if line.startswith('PROBE '):
+        if line.startswith('BLOCKS '):  # BLOCKS NAME HEADS: SM SM ...
+            sms[line.split()[1]] = ' '.join(line.split(':', 1)[1].split())
+        elif line.startswith('PROBE '):
             labels.append((line.split()[2], line.split()[3].split('=')[1]))
         elif line.startswith('SKEW '):
             skew[line.split()[1]] = ' '.join(line.split()[2:])
@@ -31,16 +34,16 @@ def long_form(path):
     for r in csv.DictReader(rows):
         values[int(r['ID'])][r['Metric Name']] = int(r['Metric Value'].replace(',', ''))
     out = csv.writer(sys.stdout, lineterminator='\n')
-    out.writerow(['sequence', 'placement', 'style', 'spin', 'pass', 'dram_read_bytes', 'dram_write_bytes',
+    out.writerow(['sequence', 'placement', 'style', 'spin', 'pass', 'dram_read_bytes', 'dram_write_bytes', 'sms',
                   'skew_us'])
     for i, (name, p) in enumerate(labels):
         parts = name.split('/')
-        if name.startswith('F1'):  # F1[-variant]/N/d/br/bc/pK/style/spin
-            seq, placement, style, spin = '/'.join(parts[:5]), parts[5], parts[6], parts[7]
+        if name.startswith('F1'):  # F1[-variant]/N/d/br/bc[/hH]/pK/style/spin
+            seq, placement, style, spin = '/'.join(parts[:-3]), parts[-3], parts[-2], parts[-1]
         else:  # R132/F44/pK/style
             seq, placement, style, spin = '/'.join(parts[:2]), parts[2], parts[3], 'spin0'
         out.writerow([seq, placement[1:], style, spin, p, values[i]['dram__bytes_read.sum'],
-                      values[i]['dram__bytes_write.sum'], skew.get(name, '')])
+                      values[i]['dram__bytes_write.sum'], sms.get(name, ''), skew.get(name, '')])
 
 
 def table(path, flash1):

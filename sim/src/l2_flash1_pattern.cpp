@@ -20,18 +20,19 @@ Flash1Pattern parse_name(const std::string& name, const std::string& where) {
   std::stringstream s(name);
   for (std::string p; std::getline(s, p, '/');) parts.push_back(p);
   const std::string bad = where + ": sequence '" + name +
-                          "' is not F1, F1-nokv, F1-ro or F1-together then /N../d../br../bc.. (F1/N512/d128/br64/bc64)";
-  if (parts.size() != 5) throw UserError(bad);
+                          "' is not F1, F1-nokv, F1-ro or F1-together then /N../d../br../bc.. and an optional /hH "
+                          "(F1/N512/d128/br64/bc64)";
+  if (parts.size() != 5 && parts.size() != 6) throw UserError(bad);
   Flash1Pattern p;
   p.name = name;
   const std::string& v = parts[0];
   if (v != "F1" && v != "F1-nokv" && v != "F1-ro" && v != "F1-together") throw UserError(bad);
   p.kv = v != "F1-nokv";
   p.write = v != "F1-ro";
-  std::int64_t* field[] = {&p.n, &p.d, &p.br, &p.bc};
-  const char* prefix[] = {"N", "d", "br", "bc"};
-  for (int i = 0; i < 4; ++i) {
-    const std::string& part = parts[static_cast<std::size_t>(i) + 1];
+  std::int64_t* field[] = {&p.n, &p.d, &p.br, &p.bc, &p.heads};
+  const char* prefix[] = {"N", "d", "br", "bc", "h"};
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string& part = parts[i + 1];
     if (part.rfind(prefix[i], 0) != 0) throw UserError(bad);
     *field[i] = probe_csv::whole(part.substr(std::string(prefix[i]).size()), 1 << 20, prefix[i], where);
     if (*field[i] == 0) throw UserError(bad);
@@ -46,7 +47,7 @@ std::vector<Flash1Pattern> read_flash1_pattern(const std::string& path) {
   std::vector<std::map<std::int64_t, double>> reads;  // per sequence: placement -> MB
   for (const auto& [where, f] : probe_csv::csv_rows(
            path, "flash1-pattern probe CSV", "docs/results/h200-2026-11-30-flash1-pattern.csv",
-           "sequence,placement,style,spin,pass,dram_read_bytes,dram_write_bytes,skew_us")) {
+           "sequence,placement,style,spin,pass,dram_read_bytes,dram_write_bytes,sms,skew_us")) {
     if (f[2] != "launch" || f[3] != "spin0") continue;  // the style the replay plays
     if (f[0].size() > 1 && (f[0][0] == 'R' || f[0][0] == 'H') && std::isdigit(static_cast<unsigned char>(f[0][1])))
       continue;  // the rmw probe's patterns (R132/F44, H132/F40), played by replay_readers_probe
@@ -56,6 +57,14 @@ std::vector<Flash1Pattern> read_flash1_pattern(const std::string& path) {
       reads.emplace_back();
     }
     const std::int64_t placement = probe_csv::whole(f[1], 4096, "placement", where);
+    Flash1Pattern& p = out[it->second];
+    if (placement == 0 && p.sm_of_block.empty() && !f[7].empty()) {
+      std::istringstream words(f[7]);
+      for (std::string w; words >> w;) p.sm_of_block.push_back(probe_csv::whole(w, 4095, "an SM in sms", where));
+      if (p.heads > 0 && static_cast<std::int64_t>(p.sm_of_block.size()) != p.heads)
+        throw UserError(where + ": sms lists " + std::to_string(p.sm_of_block.size()) + " SMs; " + p.name + " runs " +
+                        std::to_string(p.heads) + " heads");
+    }
     probe_csv::whole(f[4], 1024, "pass", where);
     reads[it->second][placement] +=
         static_cast<double>(probe_csv::whole(f[5], std::int64_t{1} << 40, "dram_read_bytes", where)) / kMB;
@@ -75,6 +84,9 @@ std::vector<PatternPass> replay_flash1_pattern(const Flash1Pattern& p, const Dev
     if (sm >= device.sm_count)
       throw UserError(p.name + ": a block on SM " + std::to_string(sm) + "; device " + device.name + " has " +
                       std::to_string(device.sm_count) + " SMs");
+  if (p.heads > 0 && static_cast<std::int64_t>(sm_of_block.size()) != p.heads)
+    throw UserError(p.name + " runs " + std::to_string(p.heads) + " heads; " + std::to_string(sm_of_block.size()) +
+                    " SMs given");
   PartitionedL2 l2(device.l2_bytes, device.l2_partitions, device.sm_count, device.l2_sector_bytes, device.l2_ways);
   l2.set_sm_partitions(layout.half_of_sm);
   const std::int64_t row = p.d * 2;  // fp16

@@ -29,17 +29,21 @@ struct Flash1Pattern {
   std::int64_t d = 0;           ///< head dimension (fp16 rows of 2 d bytes)
   std::int64_t br = 0;          ///< query rows per tile
   std::int64_t bc = 0;          ///< key rows per tile: one pass per key block
+  std::int64_t heads = 0;       ///< heads, one block each (from a /hH part; 0: one an SM)
   bool kv = true;               ///< K_j and V_j read (not F1-nokv)
   bool write = true;            ///< O, l and m written back (not F1-ro)
   std::vector<double> gpu_mb;   ///< DRAM MB read over all passes, one per placement
+  std::vector<std::int64_t> sm_of_block;  ///< the SM of each block, where the probe recorded it
 };
 
 /// @brief Reads the probe's long form (flash1-pattern-table-2026-11-30.py
 /// --long: sequence,placement,style,spin,pass,dram_read_bytes,
-/// dram_write_bytes,skew_us), the launch-style runs with no spin (the
-/// rmw probe's R132 and H132 rows are passed over): each
-/// sequence's reads summed over its passes, per placement. Throws UserError
-/// naming the file and line of anything else.
+/// dram_write_bytes,sms,skew_us), the launch-style runs with no spin (the
+/// rmw probe's R132 and H132 rows are passed over): each sequence's reads
+/// summed over its passes, per placement, and its blocks' SMs (placement
+/// 0's) where given. A sequence is F1[-variant]/N../d../br../bc.. with an
+/// optional /hH (H heads). Throws UserError naming the file and line of
+/// anything else.
 std::vector<Flash1Pattern> read_flash1_pattern(const std::string& path);
 
 /// @brief DRAM MB (10^6 bytes, as the probe's tables) of one pass.
@@ -50,7 +54,8 @@ struct PatternPass {
 
 /// @brief DRAM bytes of each pass (key block) through fasim's L2 model of
 /// `device`, block b on SM `sm_of_block[b]` (one block a head, so as many
-/// heads as SMs listed), each SM next to the half `layout` says.
+/// heads as SMs listed; p.heads, where given, must be that many), each SM
+/// next to the half `layout` says.
 std::vector<PatternPass> replay_flash1_pattern(const Flash1Pattern& p, const DeviceSpec& device,
                                                const SmLayout& layout, const std::vector<std::int64_t>& sm_of_block);
 
