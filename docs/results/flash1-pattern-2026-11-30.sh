@@ -9,10 +9,11 @@
 # With `variants`, instead: the probe's variants (flash1's pattern changed
 # one way at a time) in 6 placements, and no fasim; with `edge`, flash1's
 # pattern at N = 384 to 640 and R132 at 36 to 48 MiB, in 4 placements;
-# with `grid`, 16 heads against 132, in 4 placements.
+# with `grid`, 16 heads against 132, in 4 placements; with `shift`, O, K
+# and V moved within their pages, in 4 placements.
 # Run by the device tool from the repository root with the binaries carried
 # in build/gpu-carry (scripts/gpu-check.sh --prepare-carry). Everything goes
-# to $OUT/f1p.tgz: f1p.csv, f1p-variants.csv, f1p-edge.csv or f1p-grid.csv (ncu's rows with the probe's
+# to $OUT/f1p.tgz: f1p.csv, f1p-variants.csv, f1p-edge.csv, f1p-grid.csv or f1p-shift.csv (ncu's rows with the probe's
 # PROBE and SKEW lines), its .err, gpu.txt, placements-*.json.
 set -u
 R=docs/results; B=$(mktemp -d); FINAL=${OUT:-/tmp}; OUT=$(mktemp -d)
@@ -32,6 +33,8 @@ elif [ "${1:-}" = edge ]; then
   probe f1p-edge 4 edge
 elif [ "${1:-}" = grid ]; then
   probe f1p-grid 4 grid
+elif [ "${1:-}" = shift ]; then
+  probe f1p-shift 4 shift
 else
   probe f1p 4
   . scripts/append-sweep.sh

@@ -30,7 +30,8 @@
 // `quick`: the launch style only, no spin (for many placements or metrics);
 // `variants`: flash1's pattern changed one way at a time (variant_sequences);
 // `edge`: flash1's pattern at N = 384 to 640 and R132 at 36 to 48 MiB
-// (edge_sequences); `grid`: 16 heads against 132 (grid_sequences).
+// (edge_sequences); `grid`: 16 heads against 132 (grid_sequences);
+// `shift`: O, K and V moved within their pages (shift_sequences).
 // Only kernels instantiated with <1> are profiled, in the order of the PROBE
 // lines. Each placement allocates new buffers, the earlier ones still held.
 #include <cuda_runtime.h>
@@ -270,12 +271,17 @@ void sequence(const std::string& name, const std::string& style, int passes, lon
 struct FlashBuffers {
   Flash f;
   // Q and O apart (as flash1), or `together`: one buffer, each head's Q rows then its O rows.
-  static FlashBuffers make(int heads, int n, int d, int br, int bc, bool together = false) {
+  // `shift` (bytes): O, K and V start that far, twice and three times that
+  // far into their allocations (cudaMalloc starts each on a 2 MiB page), so
+  // a head's Q_i, O_i, K_j and V_j no longer sit at the same page offsets.
+  static FlashBuffers make(int heads, int n, int d, int br, int bc, bool together = false, size_t shift = 0) {
     const size_t rows = static_cast<size_t>(heads) * n, bytes = rows * d * 2;
     FlashBuffers b;
     uint4* q = fresh<uint4>(together ? 2 * bytes : bytes);
-    uint4* o = together ? q + static_cast<size_t>(n) * d * 2 / 16 : fresh<uint4>(bytes);
-    b.f = Flash{q, fresh<uint4>(bytes), fresh<uint4>(bytes), o, fresh<float>(rows * 4), fresh<float>(rows * 4),
+    uint4* o = together ? q + static_cast<size_t>(n) * d * 2 / 16 : fresh<uint4>(bytes + shift) + shift / 16;
+    uint4* k = fresh<uint4>(bytes + 2 * shift) + 2 * shift / 16;
+    uint4* v = fresh<uint4>(bytes + 3 * shift) + 3 * shift / 16;
+    b.f = Flash{q, k, v, o, fresh<float>(rows * 4), fresh<float>(rows * 4),
                 n, d * 2 / 16, br, bc, together ? 2 * n : n};
     return b;
   }
@@ -350,6 +356,27 @@ void grid_sequences(int placement) {
   }
 }
 
+// `shift`: do a head's tiles of Q, O, K and V collide in the L2's sets
+// because they sit at the same offsets of their 2 MiB pages? flash1's
+// pattern (fp16, d = 128, Br = Bc = 64, 132 heads, launch style, no spin)
+// at N = 512 and 576, as F1 and F1-nokv, with O, K and V shifted by 0,
+// 64 KiB or 1 MiB (times 1, 2, 3) in their allocations.
+void shift_sequences(int placement) {
+  for (const int n : {512, 576})
+    for (const size_t shift : {size_t{0}, size_t{64} << 10, size_t{1} << 20}) {
+      FlashBuffers b = FlashBuffers::make(sms, n, 128, 64, 64, false, shift);
+      CK(cudaDeviceSynchronize());
+      Flash nokv = b.f;
+      nokv.kv = false;
+      for (const auto& [tag, f] : {std::pair{"F1", b.f}, std::pair{"F1-nokv", nokv}}) {
+        char name[96];
+        std::snprintf(name, sizeof name, "%s/N%d/d128/br64/bc64/s%zu/p%d/launch/spin0", tag, n, shift >> 10, placement);
+        const Flash g = f;
+        sequence(name, "launch", (n + 63) / 64, 0, [&](const Run& r) { flash_k<1><<<sms, 256, kShared>>>(g, r); });
+      }
+    }
+}
+
 void edge_sequences(int placement) {
   for (const int n : {384, 448, 512, 576, 640}) {
     FlashBuffers b = FlashBuffers::make(sms, n, 128, 64, 64);
@@ -393,6 +420,7 @@ int main(int argc, char** argv) {
   const bool variants = argc > 2 && std::string(argv[2]) == "variants";
   const bool edge = argc > 2 && std::string(argv[2]) == "edge";
   const bool grid = argc > 2 && std::string(argv[2]) == "grid";
+  const bool shifted = argc > 2 && std::string(argv[2]) == "shift";
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   int l2 = 0;
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
@@ -404,10 +432,11 @@ int main(int argc, char** argv) {
   stamps = fresh<unsigned long long>(1024 * (kMaxPasses + 1) * sizeof(unsigned long long));
   for (int placement = 0; placement < placements; ++placement) {
     // New buffers each placement, the earlier ones still held: new pages.
-    if (variants || edge || grid) {
+    if (variants || edge || grid || shifted) {
       if (variants) variant_sequences(placement);
       else if (edge) edge_sequences(placement);
-      else grid_sequences(placement);
+      else if (grid) grid_sequences(placement);
+      else shift_sequences(placement);
       continue;
     }
     const FlashBuffers a = FlashBuffers::make(sms, 512, 128, 64, 64);
