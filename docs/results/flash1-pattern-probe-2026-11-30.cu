@@ -31,7 +31,8 @@
 // `variants`: flash1's pattern changed one way at a time (variant_sequences);
 // `edge`: flash1's pattern at N = 384 to 640 and R132 at 36 to 48 MiB
 // (edge_sequences); `grid`: 16 heads against 132 (grid_sequences);
-// `shift`: O, K and V moved within their pages (shift_sequences).
+// `shift`: O, K and V moved within their pages (shift_sequences); `split
+// MAP`: 16 heads split 16/0 to 0/16 over the halves (split_sequences).
 // Only kernels instantiated with <1> are profiled, in the order of the PROBE
 // lines. Each placement allocates new buffers, the earlier ones still held.
 #include <cuda_runtime.h>
@@ -143,8 +144,8 @@ __device__ void stamp(const Run& r, int slot) {
 }
 
 // Pass j of flash1's order for this block's head.
-__device__ void flash_pass(const Flash& f, int j, long long spin_ns, unsigned& acc) {
-  const size_t head = static_cast<size_t>(blockIdx.x) * f.n, qo = static_cast<size_t>(blockIdx.x) * f.qo_head_rows;
+__device__ void flash_pass(const Flash& f, int j, long long spin_ns, unsigned& acc, int h) {
+  const size_t head = static_cast<size_t>(h) * f.n, qo = static_cast<size_t>(h) * f.qo_head_rows;
   const int kv_rows = min(f.bc, f.n - j * f.bc);
   touch(f.k + (head + j * f.bc) * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
   touch(f.v + (head + j * f.bc) * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
@@ -179,7 +180,25 @@ __global__ void flash_k(Flash f, Run r) {
   for (int j = r.first; j < r.last; ++j) {
     if (r.sync && j > r.first) grid_barrier(r.barrier, j - r.first);
     stamp(r, j);
-    flash_pass(f, j, r.spin_ns, acc);
+    flash_pass(f, j, r.spin_ns, acc, blockIdx.x);
+  }
+  stamp(r, kMaxPasses);
+  if (threadIdx.x == 0) keep[0] = acc;
+  if (acc == 0x9E3779B9u) g_sink = acc + keep[0];
+}
+
+// One block an SM (132 blocks), but only the SMs given a head work:
+// head_of_sm[smid] >= 0 runs that head, the others stamp and leave.
+template <int K>
+__global__ void flash_sel_k(Flash f, Run r, const int* head_of_sm) {
+  extern __shared__ unsigned keep[];
+  unsigned sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  const int h = head_of_sm[sm];
+  unsigned acc = 0;
+  for (int j = r.first; j < r.last; ++j) {
+    stamp(r, j);
+    if (h >= 0) flash_pass(f, j, r.spin_ns, acc, h);
   }
   stamp(r, kMaxPasses);
   if (threadIdx.x == 0) keep[0] = acc;
@@ -244,6 +263,7 @@ void sequence(const std::string& name, const std::string& style, int passes, lon
     CK(cudaMemset(barrier, 0, sizeof(unsigned)));
     std::printf("PROBE %d %s pass=%s\n", probes++, name.c_str(), label.c_str());
     launch(Run{first, last, sync, spin_ns, barrier, stamps});
+    CK(cudaGetLastError());  // a launch that never ran (too much shared memory, ...) stops the probe
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(st.data(), stamps, st.size() * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
     for (int j = first; j < last; ++j) {
@@ -377,6 +397,39 @@ void shift_sequences(int placement) {
     }
 }
 
+// `split MAP`: 16 heads at N = 3584 and 4096 (fp16, d = 128, Br = Bc = 64,
+// launch style, no spin) on 16 SMs chosen by the L2 half next to them (the
+// SM map MAP, the output of h200-2026-11-22-sm-partition-probe.cu): 16 and
+// 0, 12 and 4, 8 and 8, 0 and 16 on halves 0 and 1. The same pattern and
+// footprint, only the split of the blocks over the halves changes.
+std::vector<int> half_of_sm;  // from the map: 0 next to the reference SM's half, else 1
+void split_sequences(int placement) {
+  int* head_of_sm = nullptr;
+  CK(cudaMalloc(&head_of_sm, 1024 * sizeof(int)));
+  for (const int n : {3584, 4096}) {
+    FlashBuffers b = FlashBuffers::make(16, n, 128, 64, 64);
+    CK(cudaDeviceSynchronize());
+    for (const int on0 : {16, 12, 8, 0}) {
+      std::vector<int> heads(1024, -1), sm_of_head;
+      for (int half : {0, 1}) {
+        int want = half == 0 ? on0 : 16 - on0;
+        for (int sm = 0; sm < sms && want > 0; ++sm)
+          if (half_of_sm[sm] == half) heads[sm] = static_cast<int>(sm_of_head.size()), sm_of_head.push_back(sm), --want;
+      }
+      CK(cudaMemcpy(head_of_sm, heads.data(), heads.size() * sizeof(int), cudaMemcpyHostToDevice));
+      char name[96];
+      std::snprintf(name, sizeof name, "F1-a%d/N%d/d128/br64/bc64/h16/p%d/launch/spin0", on0, n, placement);
+      const Flash g = b.f;
+      sequence(name, "launch", (n + 63) / 64, 0,
+               [&](const Run& r) { flash_sel_k<1><<<sms, 256, kShared>>>(g, r, head_of_sm); });
+      std::printf("BLOCKS %s 16:", name);
+      for (const int sm : sm_of_head) std::printf(" %d", sm);
+      std::printf("\n");
+    }
+  }
+  CK(cudaFree(head_of_sm));
+}
+
 void edge_sequences(int placement) {
   for (const int n : {384, 448, 512, 576, 640}) {
     FlashBuffers b = FlashBuffers::make(sms, n, 128, 64, 64);
@@ -421,19 +474,39 @@ int main(int argc, char** argv) {
   const bool edge = argc > 2 && std::string(argv[2]) == "edge";
   const bool grid = argc > 2 && std::string(argv[2]) == "grid";
   const bool shifted = argc > 2 && std::string(argv[2]) == "shift";
+  const bool split = argc > 3 && std::string(argv[2]) == "split";
+  if (split) {  // the SM map: the last "SM rep=" line of each SM
+    half_of_sm.assign(1024, 0);
+    FILE* in = std::fopen(argv[3], "r");
+    if (!in) {
+      std::printf("cannot read the SM map %s\n", argv[3]);
+      return 1;
+    }
+    char line[512];
+    while (std::fgets(line, sizeof line, in)) {
+      int rep, sm, cycles;
+      double slow;
+      if (std::sscanf(line, "SM rep=%d smid=%d mean_cycles=%d slow_share=%lf", &rep, &sm, &cycles, &slow) == 4 &&
+          sm >= 0 && sm < 1024)
+        half_of_sm[sm] = slow < 0.5 ? 0 : 1;
+    }
+    std::fclose(in);
+  }
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   int l2 = 0;
   CK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
   std::printf("SMS %d L2 %d\n", sms, l2);
   CK(cudaFuncSetAttribute(flash_k<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
   CK(cudaFuncSetAttribute(plain_k<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  CK(cudaFuncSetAttribute(flash_sel_k<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
   scratch = fresh<char>(240 * kMiB);
   barrier = fresh<unsigned>(sizeof(unsigned));
   stamps = fresh<unsigned long long>(1024 * (kMaxPasses + 1) * sizeof(unsigned long long));
   for (int placement = 0; placement < placements; ++placement) {
     // New buffers each placement, the earlier ones still held: new pages.
-    if (variants || edge || grid || shifted) {
-      if (variants) variant_sequences(placement);
+    if (variants || edge || grid || shifted || split) {
+      if (split) split_sequences(placement);
+      else if (variants) variant_sequences(placement);
       else if (edge) edge_sequences(placement);
       else if (grid) grid_sequences(placement);
       else shift_sequences(placement);
