@@ -20,6 +20,7 @@
 #include "fasim/device_spec.hpp"
 #include "fasim/l2_flash1_pattern.hpp"
 #include "fasim/l2_probes.hpp"
+#include "fasim/median.hpp"
 
 using namespace fasim;
 using Catch::Matchers::Contains;
@@ -27,12 +28,6 @@ using Catch::Matchers::Contains;
 namespace {
 
 const std::filesystem::path kResults = std::filesystem::path(FASIM_SOURCE_DIR) / "docs" / "results";
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // The SMs the rmw probe's 132 blocks ran on (the same grid and shared
 // memory as the pattern probe's, one block an SM).
@@ -122,4 +117,10 @@ TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line",
   CHECK(ok[0].heads == 2);
   CHECK(ok[0].gpu_mb == std::vector<double>{3.0, 5.0});
   CHECK(ok[0].sm_of_block == std::vector<std::int64_t>{3, 5});  // placement 0's
+  // Replayed on a device it was not measured on: one line naming both.
+  const SmLayout layout = read_sm_layout((kResults / "h200-2026-11-30-sm-map.txt").string());
+  CHECK_THROWS_WITH(replay_flash1_pattern(ok[0], load_device("a100"), layout, ok[0].sm_of_block),
+                    Contains("the SM layout measured 132 SMs next to 2 L2 halves; device a100 has 108 SMs"));
+  CHECK_THROWS_WITH(replay_flash1_pattern(ok[0], load_device("h200"), layout, {3, 5, 7}),
+                    Contains("F1-ro/N512/d128/br64/bc64/h2 runs 2 heads; 3 SMs given"));
 }

@@ -6,7 +6,6 @@
 // `--causal` compares the causal kernels (one point at a time: the sweep CSV
 // has no causal column).
 #include <algorithm>
-#include <utility>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +15,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.hpp"

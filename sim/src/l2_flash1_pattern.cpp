@@ -77,13 +77,7 @@ std::vector<Flash1Pattern> read_flash1_pattern(const std::string& path) {
 
 std::vector<PatternPass> replay_flash1_pattern(const Flash1Pattern& p, const DeviceSpec& device,
                                                const SmLayout& layout, const std::vector<std::int64_t>& sm_of_block) {
-  if (static_cast<std::int64_t>(layout.half_of_sm.size()) != device.sm_count)
-    throw UserError("the SM layout lists " + std::to_string(layout.half_of_sm.size()) + " SMs; device " +
-                    device.name + " has " + std::to_string(device.sm_count) + ": give the device it was measured on");
-  for (const std::int64_t sm : sm_of_block)
-    if (sm >= device.sm_count)
-      throw UserError(p.name + ": a block on SM " + std::to_string(sm) + "; device " + device.name + " has " +
-                      std::to_string(device.sm_count) + " SMs");
+  check_probe_layout(device, layout, sm_of_block, p.name);
   if (p.heads > 0 && static_cast<std::int64_t>(sm_of_block.size()) != p.heads)
     throw UserError(p.name + " runs " + std::to_string(p.heads) + " heads; " + std::to_string(sm_of_block.size()) +
                     " SMs given");

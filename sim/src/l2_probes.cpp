@@ -198,16 +198,21 @@ std::vector<ReadersSequence> read_readers_probe(const std::string& path) {
   return out;
 }
 
-std::vector<ProbeBytes> replay_readers_probe(const ReadersSequence& s, const DeviceSpec& device,
-                                             const SmLayout& layout) {
+void check_probe_layout(const DeviceSpec& device, const SmLayout& layout, const std::vector<std::int64_t>& sm_of_block,
+                        const std::string& name) {
   if (device.l2_partitions != 2 || static_cast<std::int64_t>(layout.half_of_sm.size()) != device.sm_count)
     throw UserError("the SM layout measured " + std::to_string(layout.half_of_sm.size()) +
                     " SMs next to 2 L2 halves; device " + device.name + " has " + std::to_string(device.sm_count) +
                     " SMs and " + std::to_string(device.l2_partitions) + " partitions: give the device it was measured on");
-  for (const std::int64_t sm : s.sm_of_block)
+  for (const std::int64_t sm : sm_of_block)
     if (sm >= device.sm_count)
-      throw UserError(s.name + " ran a block on SM " + std::to_string(sm) + "; device " + device.name + " has " +
+      throw UserError(name + " ran a block on SM " + std::to_string(sm) + "; device " + device.name + " has " +
                       std::to_string(device.sm_count) + " SMs");
+}
+
+std::vector<ProbeBytes> replay_readers_probe(const ReadersSequence& s, const DeviceSpec& device,
+                                             const SmLayout& layout) {
+  check_probe_layout(device, layout, s.sm_of_block, s.name);
   PartitionedL2 l2(device.l2_bytes, device.l2_partitions, device.sm_count, device.l2_sector_bytes, device.l2_ways);
   l2.set_sm_partitions(layout.half_of_sm);
   // As on the GPU: own rows are the first chunks / blocks chunks each (the

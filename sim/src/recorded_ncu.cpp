@@ -12,6 +12,7 @@
 #include "fasim/format.hpp"
 #include "fasim/input_file.hpp"
 #include "fasim/lesson.hpp"
+#include "fasim/median.hpp"
 #include "flag_pairs.hpp"
 
 namespace fasim {
@@ -56,12 +57,6 @@ std::optional<double> number_of(const std::string& s) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
   return v;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // One part while it is read: its comment line, and each metric's values per launch.

@@ -103,6 +103,12 @@ ProbeBytes replay_reuse_probe(const ReuseSequence& s, const DeviceSpec& device);
 /// Throws UserError naming the file and line of anything else.
 std::vector<ReadersSequence> read_readers_probe(const std::string& path);
 
+/// @brief Throws UserError, one line naming the sequence `name` and the
+/// device, unless `layout` was measured on a GPU of `device`'s SMs and two
+/// L2 halves and every SM in `sm_of_block` is one of them.
+void check_probe_layout(const DeviceSpec& device, const SmLayout& layout, const std::vector<std::int64_t>& sm_of_block,
+                        const std::string& name);
+
 /// @brief The same passes through fasim's L2 model of `device`, each block
 /// on the SM it ran on, each SM next to the half `layout` says.
 std::vector<ProbeBytes> replay_readers_probe(const ReadersSequence& s, const DeviceSpec& device,
