@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -47,18 +49,25 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
   REQUIRE(sms.size() == 132);
   double error = 0;  // summed |model - GPU median| / GPU median, over the sequences
   int sequences = 0;
+  // The split call measured its own SM map (its halves differ from the rmw call's at 36 SMs, not at the grid's).
+  const SmLayout split_layout = read_sm_layout((kResults / "h200-2026-11-30-flash1-pattern-split-sm-map.txt").string());
   for (const char* file : {"h200-2026-11-30-flash1-pattern.csv", "h200-2026-11-30-flash1-pattern-variants.csv",
-                           "h200-2026-11-30-flash1-pattern-edge.csv", "h200-2026-11-30-flash1-pattern-grid.csv"}) {
+                           "h200-2026-11-30-flash1-pattern-edge.csv", "h200-2026-11-30-flash1-pattern-grid.csv",
+                           "h200-2026-11-30-flash1-pattern-split.csv"}) {
+    const SmLayout& halves = std::string(file).find("split") != std::string::npos ? split_layout : layout;
     for (const Flash1Pattern& p : read_flash1_pattern((kResults / file).string())) {
       REQUIRE(p.gpu_mb.size() >= 4);
       const std::vector<std::int64_t>& on = p.sm_of_block.empty() ? sms : p.sm_of_block;
-      const auto passes = replay_flash1_pattern(p, dev, layout, on);
+      const auto passes = replay_flash1_pattern(p, dev, halves, on);
       REQUIRE(static_cast<std::int64_t>(passes.size()) == (p.n + p.bc - 1) / p.bc);
       double model = 0;
       for (const PatternPass& pass : passes) model += pass.read_mb;
       const auto [least, most] = std::minmax_element(p.gpu_mb.begin(), p.gpu_mb.end());
       const double mid = median(p.gpu_mb);
       INFO(file << " " << p.name << ": GPU " << *least << " / " << mid << " / " << *most << " MB, model " << model);
+      if (std::getenv("FASIM_PATTERN_TABLE"))
+        std::printf("%-40s GPU %7.1f %7.1f %7.1f model %7.1f %+6.1f%%\n", p.name.c_str(), *least, mid, *most, model,
+                    100 * (model - mid) / mid);
       // The first pass reads all of Q and the K and V it has never seen.
       const double q_mb = static_cast<double>(on.size()) * static_cast<double>(p.n * p.d * 2) / 1e6;
       const double first = q_mb * (p.kv ? 1 + 2.0 * static_cast<double>(std::min(p.bc, p.n)) / p.n : 1);
@@ -66,19 +75,23 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
       // Far from the edge (132 heads at N = 384, 16 at N = 3072) every line
       // fits, on the GPU and in the model.
       if (p.n == 384 || (p.heads == 16 && p.n == 3072)) CHECK(std::abs(model - mid) / mid < 0.03);
+      // 16 heads split 8 and 8 over the halves by hand: the model within 5%.
+      if (p.name.rfind("F1-a8/", 0) == 0) CHECK(std::abs(model - mid) / mid < 0.05);
       error += std::abs(model - mid) / mid;
       ++sequences;
     }
   }
-  CHECK(sequences == 31);
-  // Ratchet, 2026-11-30 (64-way sets): 4.453 summed over the 31 sequences.
-  // With 132 heads the model reads too little (F1 at N = 512 -14% to -19%;
-  // at N = 576 F1-nokv -38%, F1-ro -36%; F1-ro at 640 -42%), with 16 heads
-  // (12 next to one L2 half) too much (F1 at N = 4096 +48%, F1-ro at 4608
-  // +47%). Lower it when the model learns how a read-once stream pushes
-  // re-read data out and what a lopsided grid leaves room for.
+  CHECK(sequences == 39);
+  // Ratchet, 2026-11-30 (64-way sets): 6.696 summed over the 39 sequences
+  // (4.453 over the 31 before the split call's 8). With 132 heads the model
+  // reads too little (F1 at N = 512 -14% to -19%; at N = 576 F1-nokv -38%,
+  // F1-ro -36%; F1-ro at 640 -42%), with 16 heads (12 next to one L2 half)
+  // too much (F1 at N = 4096 +48%, F1-ro at 4608 +47%); 16 heads split by
+  // hand: 8 and 8 within 5%, all 16 next to one half +72% at N = 3584, 12
+  // and 4 +57% at 4096. Lower it when the model learns how a read-once
+  // stream pushes re-read data out and what a lopsided grid leaves room for.
   INFO("summed relative error " << error);
-  CHECK(error <= 4.46);
+  CHECK(error <= 6.70);
 }
 
 TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line", "[l2][probes]") {
@@ -95,13 +108,20 @@ TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line",
   bad("none.csv", header + "F1/N512/d128/br64/bc64,0,loop,spin0,all,1,1,,1:0.2/24.6\n",
       "holds no launch-style run with no spin");
   bad("name.csv", header + "F2/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n",
-      "name.csv:2: sequence 'F2/N512/d128/br64/bc64' is not F1, F1-nokv, F1-ro or F1-together");
-  bad("zero.csv", header + "F1/N0/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n", "is not F1, F1-nokv");
+      "name.csv:2: sequence 'F2/N512/d128/br64/bc64' is not F1 with tags -nokv, -ro, -together, -aK, -qK or -wK");
+  bad("tag.csv", header + "F1-x2/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n", "'F1-x2/N512/d128/br64/bc64' is not");
+  bad("dash.csv", header + "F1-/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n", "'F1-/N512/d128/br64/bc64' is not");
+  bad("q0.csv", header + "F1-q0/N512/d128/br64/bc64/h2,0,launch,spin0,1,1,1,,-\n", "'F1-q0/N512/d128/br64/bc64/h2' is not");
+  // Slices and workers name their heads: the blocks are not one a head.
+  bad("noheads.csv", header + "F1-w4/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,-\n", "'F1-w4/N512/d128/br64/bc64' is not");
+  bad("slices.csv", header + "F1-q2/N512/d128/br64/bc64/h2,0,launch,spin0,1,1,1,0 2 4,-\n",
+      "slices.csv:2: sms lists 3 SMs; F1-q2/N512/d128/br64/bc64/h2 runs 4 blocks");
+  bad("zero.csv", header + "F1/N0/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n", "is not F1 with tags");
   bad("bytes.csv", header + "F1/N512/d128/br64/bc64,0,launch,spin0,1,-5,1,,1:0.2/24.6\n",
       "bytes.csv:2: dram_read_bytes '-5' is not a whole number");
   bad("short.csv", header + "F1/N512/d128/br64/bc64,0,launch\n", "short.csv:2: expected 9 fields, found 3");
   bad("sms.csv", header + "F1/N512/d128/br64/bc64/h16,0,launch,spin0,1,1,1,0 2 4,-\n",
-      "sms.csv:2: sms lists 3 SMs; F1/N512/d128/br64/bc64/h16 runs 16 heads");
+      "sms.csv:2: sms lists 3 SMs; F1/N512/d128/br64/bc64/h16 runs 16 blocks");
   const std::string ro = "F1-ro/N512/d128/br64/bc64/h2,";
   test::write_text(dir.path() / "ok.csv", header + ro + "0,launch,spin0,1,2000000,0,3 5,1:0.2/24.6\n" + ro +
                                               "0,launch,spin0,2,1000000,0,3 5,1:0.2/24.6\n" + ro +
@@ -122,5 +142,38 @@ TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line",
   CHECK_THROWS_WITH(replay_flash1_pattern(ok[0], load_device("a100"), layout, ok[0].sm_of_block),
                     Contains("the SM layout measured 132 SMs next to 2 L2 halves; device a100 has 108 SMs"));
   CHECK_THROWS_WITH(replay_flash1_pattern(ok[0], load_device("h200"), layout, {3, 5, 7}),
-                    Contains("F1-ro/N512/d128/br64/bc64/h2 runs 2 heads; 3 SMs given"));
+                    Contains("F1-ro/N512/d128/br64/bc64/h2 runs 2 blocks; 3 SMs given"));
+}
+
+TEST_CASE("L2 flash1 pattern: slices and workers share out one head's reads, each line read once when all fits",
+          "[l2][probes]") {
+  const test::ScratchDir dir;
+  const std::string header = "sequence,placement,style,spin,pass,dram_read_bytes,dram_write_bytes,sms,skew_us\n";
+  // 4 heads of 256 rows, d = 64: 4 x 32 KiB each of Q, K, V and O, far below the L2.
+  test::write_text(dir.path() / "share.csv",
+                   header + "F1-q2/N256/d64/br64/bc64/h4,0,launch,spin0,1,1,1,0 1 2 3 66 67 68 69,-\n" +
+                       "F1-w3/N256/d64/br64/bc64/h4,0,launch,spin0,1,1,1,0 66 1,-\n" +
+                       "F1-nokv-w2/N256/d64/br64/bc64/h4,0,launch,spin0,1,1,1,0 66,-\n" +
+                       "F1-a1/N256/d64/br64/bc64/h4,0,launch,spin0,1,1,1,0 66 67 68,-\n");
+  const auto seqs = read_flash1_pattern(dir.file("share.csv"));
+  REQUIRE(seqs.size() == 4);
+  CHECK_FALSE(seqs[2].kv);
+  CHECK(seqs[2].workers == 2);
+  CHECK(seqs[0].slices == 2);
+  CHECK(seqs[0].workers == 0);
+  CHECK(seqs[1].workers == 3);
+  CHECK(seqs[1].slices == 1);
+  CHECK(seqs[3].slices == 1);
+  CHECK(seqs[3].workers == 0);
+  CHECK(pattern_blocks(seqs[0], 4) == 8);
+  CHECK(pattern_blocks(seqs[1], 4) == 3);
+  const DeviceSpec dev = load_device("h200");
+  const SmLayout layout = read_sm_layout((kResults / "h200-2026-11-30-sm-map.txt").string());
+  const double qkv_mb = 3.0 * 4 * 256 * 64 * 2 / 1e6;  // Q, K and V once; O, l and m only ever hit
+  for (const Flash1Pattern& p : seqs) {
+    INFO(p.name);
+    double total = 0;
+    for (const PatternPass& pass : replay_flash1_pattern(p, dev, layout, p.sm_of_block)) total += pass.read_mb;
+    CHECK(total == Approx(p.kv ? qkv_mb : qkv_mb / 3).epsilon(1e-12));
+  }
 }

@@ -11,11 +11,13 @@
 # pattern at N = 384 to 640 and R132 at 36 to 48 MiB, in 4 placements;
 # with `grid`, 16 heads against 132, in 4 placements; with `shift`, O, K
 # and V moved within their pages, in 4 placements; with `split`, 16 heads
-# split 16/0 to 0/16 over the L2 halves (this board's SM map first).
+# split 16/0 to 0/16 over the L2 halves (this board's SM map first); with
+# `many`, more blocks or more streamed a pass, even over the halves (the
+# SM map first), in 4 placements.
 # Run by the device tool from the repository root with the binaries carried
 # in build/gpu-carry (scripts/gpu-check.sh --prepare-carry). Everything goes
 # to $OUT/f1p.tgz: f1p.csv, f1p-variants.csv, f1p-edge.csv, f1p-grid.csv,
-# f1p-shift.csv or f1p-split.csv (ncu's rows with the probe's PROBE, SKEW and
+# f1p-shift.csv, f1p-split.csv or f1p-many.csv (ncu's rows with the probe's PROBE, SKEW and
 # BLOCKS lines), its .err, gpu.txt, placements-*.json, sm-map.txt.
 set -u
 R=docs/results; B=$(mktemp -d); FINAL=${OUT:-/tmp}; OUT=$(mktemp -d)
@@ -37,10 +39,10 @@ elif [ "${1:-}" = grid ]; then
   probe f1p-grid 4 grid
 elif [ "${1:-}" = shift ]; then
   probe f1p-shift 4 shift
-elif [ "${1:-}" = split ]; then
+elif [ "${1:-}" = split ] || [ "${1:-}" = many ]; then
   nvcc -O2 -gencode=arch=compute_90,code=sm_90 -o "$B"/smmap "$R"/h200-2026-11-22-sm-partition-probe.cu || exit 1
   "$B"/smmap > "$OUT"/sm-map.txt
-  probe f1p-split 4 split "$OUT"/sm-map.txt
+  probe "f1p-$1" 4 "$1" "$OUT"/sm-map.txt
 else
   probe f1p 4
   . scripts/append-sweep.sh

@@ -32,7 +32,8 @@
 // `edge`: flash1's pattern at N = 384 to 640 and R132 at 36 to 48 MiB
 // (edge_sequences); `grid`: 16 heads against 132 (grid_sequences);
 // `shift`: O, K and V moved within their pages (shift_sequences); `split
-// MAP`: 16 heads split 16/0 to 0/16 over the halves (split_sequences).
+// MAP`: 16 heads split 16/0 to 0/16 over the halves (split_sequences);
+// `many MAP`: more blocks or more streamed a pass (many_sequences).
 // Only kernels instantiated with <1> are profiled, in the order of the PROBE
 // lines. Each placement allocates new buffers, the earlier ones still held.
 #include <cuda_runtime.h>
@@ -58,7 +59,7 @@ __device__ unsigned g_block_sm[1024];  // the SM each block of the last kernel r
 namespace {
 constexpr size_t kMiB = size_t{1} << 20;
 constexpr size_t kChunkWords = 4096 / 16;  // one 4 KiB chunk of uint4
-constexpr int kMaxPasses = 16;
+constexpr int kMaxPasses = 128;  // stamps kept per block (N = 4608 with Bc = 64 runs 72 passes)
 }  // namespace
 
 struct Flash {  // one head per block: n rows of `row` uint4 words per tensor
@@ -143,15 +144,15 @@ __device__ void stamp(const Run& r, int slot) {
   }
 }
 
-// Pass j of flash1's order for this block's head.
-__device__ void flash_pass(const Flash& f, int j, long long spin_ns, unsigned& acc, int h) {
+// Pass j of flash1's order for head h, query rows r0 .. r1 - 1.
+__device__ void flash_pass(const Flash& f, int j, long long spin_ns, unsigned& acc, int h, int r0, int r1) {
   const size_t head = static_cast<size_t>(h) * f.n, qo = static_cast<size_t>(h) * f.qo_head_rows;
   const int kv_rows = min(f.bc, f.n - j * f.bc);
   touch(f.k + (head + j * f.bc) * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
   touch(f.v + (head + j * f.bc) * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
   __syncthreads();
-  for (int i0 = 0; i0 < f.n; i0 += f.br) {
-    const int rows = min(f.br, f.n - i0);
+  for (int i0 = r0; i0 < r1; i0 += f.br) {
+    const int rows = min(f.br, r1 - i0);
     const size_t at = (qo + i0) * f.row, words = static_cast<size_t>(rows) * f.row;
     touch(f.q + at, words, true, false, acc);
     touch(f.o + at, words, j > 0, false, acc);
@@ -180,25 +181,41 @@ __global__ void flash_k(Flash f, Run r) {
   for (int j = r.first; j < r.last; ++j) {
     if (r.sync && j > r.first) grid_barrier(r.barrier, j - r.first);
     stamp(r, j);
-    flash_pass(f, j, r.spin_ns, acc, blockIdx.x);
+    flash_pass(f, j, r.spin_ns, acc, blockIdx.x, 0, f.n);
   }
   stamp(r, kMaxPasses);
   if (threadIdx.x == 0) keep[0] = acc;
   if (acc == 0x9E3779B9u) g_sink = acc + keep[0];
 }
 
-// One block an SM (132 blocks), but only the SMs given a head work:
-// head_of_sm[smid] >= 0 runs that head, the others stamp and leave.
+// Who does what: worker_of_sm[smid] >= 0 gives an SM's block a worker
+// number w, the others stamp and leave. With `slices` > 1 worker w takes
+// slice w % slices of head w / slices (its share of whole query tiles, as
+// even as they allow: the heads' K and V are read by every slice); else
+// heads w, w + workers, ... one after the other in each pass.
+struct Work {
+  const int* worker_of_sm;
+  int workers, heads, slices;
+};
+
+// One block an SM (132 blocks), each doing the work Work gives its SM.
 template <int K>
-__global__ void flash_sel_k(Flash f, Run r, const int* head_of_sm) {
+__global__ void flash_work_k(Flash f, Run r, Work w) {
   extern __shared__ unsigned keep[];
   unsigned sm;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  const int h = head_of_sm[sm];
+  const int me = w.worker_of_sm[sm];
   unsigned acc = 0;
   for (int j = r.first; j < r.last; ++j) {
     stamp(r, j);
-    if (h >= 0) flash_pass(f, j, r.spin_ns, acc, h);
+    if (me < 0) continue;
+    if (w.slices > 1) {
+      const int tiles = (f.n + f.br - 1) / f.br, s = me % w.slices;
+      const int t0 = s * tiles / w.slices, t1 = (s + 1) * tiles / w.slices;
+      flash_pass(f, j, r.spin_ns, acc, me / w.slices, t0 * f.br, min(f.n, t1 * f.br));
+    } else {
+      for (int h = me; h < w.heads; h += w.workers) flash_pass(f, j, r.spin_ns, acc, h, 0, f.n);
+    }
   }
   stamp(r, kMaxPasses);
   if (threadIdx.x == 0) keep[0] = acc;
@@ -403,31 +420,91 @@ void shift_sequences(int placement) {
 // 0, 12 and 4, 8 and 8, 0 and 16 on halves 0 and 1. The same pattern and
 // footprint, only the split of the blocks over the halves changes.
 std::vector<int> half_of_sm;  // from the map: 0 next to the reference SM's half, else 1
+int* worker_of_sm = nullptr;  // on the device, 1024 entries
+
+// Runs `g` with `on0` workers on SMs of half 0 and `on1` on half 1 (the
+// lowest-numbered SMs of each, half 0's first), as the sequence `name`,
+// and prints its BLOCKS line (each worker's SM, in worker order).
+void worker_sequence(const std::string& name, const Flash& g, int on0, int on1, int heads, int slices) {
+  std::vector<int> worker(1024, -1), sm_of_worker;
+  for (int half : {0, 1}) {
+    int want = half == 0 ? on0 : on1;
+    for (int sm = 0; sm < sms && want > 0; ++sm)
+      if (half_of_sm[sm] == half) worker[sm] = static_cast<int>(sm_of_worker.size()), sm_of_worker.push_back(sm), --want;
+  }
+  if (static_cast<int>(sm_of_worker.size()) != on0 + on1) {
+    std::printf("cannot place %d and %d workers on the halves for %s\n", on0, on1, name.c_str());
+    std::exit(1);
+  }
+  CK(cudaMemcpy(worker_of_sm, worker.data(), worker.size() * sizeof(int), cudaMemcpyHostToDevice));
+  const Work w{worker_of_sm, on0 + on1, heads, slices};
+  sequence(name, "launch", (g.n + g.bc - 1) / g.bc, 0,
+           [&](const Run& r) { flash_work_k<1><<<sms, 256, kShared>>>(g, r, w); });
+  std::printf("BLOCKS %s %zu:", name.c_str(), sm_of_worker.size());
+  for (const int sm : sm_of_worker) std::printf(" %d", sm);
+  std::printf("\n");
+}
+
+// `split MAP`: 16 heads at N = 3584 and 4096 (fp16, d = 128, Br = Bc = 64,
+// launch style, no spin) on 16 SMs chosen by the L2 half next to them (the
+// SM map MAP, the output of h200-2026-11-22-sm-partition-probe.cu): 16 and
+// 0, 12 and 4, 8 and 8, 0 and 16 on halves 0 and 1. The same pattern and
+// footprint, only the split of the blocks over the halves changes.
 void split_sequences(int placement) {
-  int* head_of_sm = nullptr;
-  CK(cudaMalloc(&head_of_sm, 1024 * sizeof(int)));
   for (const int n : {3584, 4096}) {
     FlashBuffers b = FlashBuffers::make(16, n, 128, 64, 64);
     CK(cudaDeviceSynchronize());
     for (const int on0 : {16, 12, 8, 0}) {
-      std::vector<int> heads(1024, -1), sm_of_head;
-      for (int half : {0, 1}) {
-        int want = half == 0 ? on0 : 16 - on0;
-        for (int sm = 0; sm < sms && want > 0; ++sm)
-          if (half_of_sm[sm] == half) heads[sm] = static_cast<int>(sm_of_head.size()), sm_of_head.push_back(sm), --want;
-      }
-      CK(cudaMemcpy(head_of_sm, heads.data(), heads.size() * sizeof(int), cudaMemcpyHostToDevice));
       char name[96];
       std::snprintf(name, sizeof name, "F1-a%d/N%d/d128/br64/bc64/h16/p%d/launch/spin0", on0, n, placement);
-      const Flash g = b.f;
-      sequence(name, "launch", (n + 63) / 64, 0,
-               [&](const Run& r) { flash_sel_k<1><<<sms, 256, kShared>>>(g, r, head_of_sm); });
-      std::printf("BLOCKS %s 16:", name);
-      for (const int sm : sm_of_head) std::printf(" %d", sm);
-      std::printf("\n");
+      worker_sequence(name, b.f, on0, 16 - on0, 16, 1);
     }
   }
-  CK(cudaFree(head_of_sm));
+}
+
+// `many MAP`: is it the number of blocks, or how much each pass streams
+// past the re-read data? All even over the halves, launch style, no spin,
+// fp16, d = 128, Br = 64:
+//  - 16 heads at N = 4096 (Q and O 32 MiB): 16 blocks with Bc = 64 (as
+//    split's 8 and 8; 0.5 MB of K and V a pass), the same with Bc = 512
+//    (4.2 MB a pass, as 132 heads at N = 512), and 128 blocks with Bc = 64,
+//    each head's query rows split over 8 (F1-q8);
+//  - 132 heads at N = 512 (Q and O 33 MiB): 132 blocks with Bc = 64 (4.3
+//    MB a pass), the same with Bc = 8 (0.5 MB a pass, as 16 heads), and 16
+//    blocks taking 8 or 9 heads each (F1-w16); at N = 576 without K and V
+//    (F1-nokv, the edge with no stream) with 132 and with 16 blocks.
+void many_sequences(int placement) {
+  {
+    FlashBuffers b = FlashBuffers::make(16, 4096, 128, 64, 64);
+    CK(cudaDeviceSynchronize());
+    Flash wide = b.f;
+    wide.bc = 512;
+    char name[96];
+    std::snprintf(name, sizeof name, "F1-a8/N4096/d128/br64/bc64/h16/p%d/launch/spin0", placement);
+    worker_sequence(name, b.f, 8, 8, 16, 1);
+    std::snprintf(name, sizeof name, "F1-a8/N4096/d128/br64/bc512/h16/p%d/launch/spin0", placement);
+    worker_sequence(name, wide, 8, 8, 16, 1);
+    std::snprintf(name, sizeof name, "F1-q8/N4096/d128/br64/bc64/h16/p%d/launch/spin0", placement);
+    worker_sequence(name, b.f, 64, 64, 16, 8);
+  }
+  for (const int n : {512, 576}) {
+    FlashBuffers b = FlashBuffers::make(sms, n, 128, 64, 64);
+    CK(cudaDeviceSynchronize());
+    Flash narrow = b.f, nokv = b.f;
+    narrow.bc = 8;
+    nokv.kv = false;
+    const char* tag = n == 512 ? "F1" : "F1-nokv";
+    const Flash& f = n == 512 ? b.f : nokv;
+    char name[96];
+    std::snprintf(name, sizeof name, "%s/N%d/d128/br64/bc64/h%d/p%d/launch/spin0", tag, n, sms, placement);
+    worker_sequence(name, f, sms / 2, sms - sms / 2, sms, 1);
+    std::snprintf(name, sizeof name, "%s-w16/N%d/d128/br64/bc64/h%d/p%d/launch/spin0", tag, n, sms, placement);
+    worker_sequence(name, f, 8, 8, sms, 1);
+    if (n == 512) {
+      std::snprintf(name, sizeof name, "F1/N512/d128/br64/bc8/h%d/p%d/launch/spin0", sms, placement);
+      worker_sequence(name, narrow, sms / 2, sms - sms / 2, sms, 1);
+    }
+  }
 }
 
 void edge_sequences(int placement) {
@@ -475,7 +552,8 @@ int main(int argc, char** argv) {
   const bool grid = argc > 2 && std::string(argv[2]) == "grid";
   const bool shifted = argc > 2 && std::string(argv[2]) == "shift";
   const bool split = argc > 3 && std::string(argv[2]) == "split";
-  if (split) {  // the SM map: the last "SM rep=" line of each SM
+  const bool many = argc > 3 && std::string(argv[2]) == "many";
+  if (split || many) {  // the SM map: the last "SM rep=" line of each SM
     half_of_sm.assign(1024, 0);
     FILE* in = std::fopen(argv[3], "r");
     if (!in) {
@@ -498,14 +576,16 @@ int main(int argc, char** argv) {
   std::printf("SMS %d L2 %d\n", sms, l2);
   CK(cudaFuncSetAttribute(flash_k<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
   CK(cudaFuncSetAttribute(plain_k<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
-  CK(cudaFuncSetAttribute(flash_sel_k<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  CK(cudaFuncSetAttribute(flash_work_k<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  CK(cudaMalloc(&worker_of_sm, 1024 * sizeof(int)));
   scratch = fresh<char>(240 * kMiB);
   barrier = fresh<unsigned>(sizeof(unsigned));
   stamps = fresh<unsigned long long>(1024 * (kMaxPasses + 1) * sizeof(unsigned long long));
   for (int placement = 0; placement < placements; ++placement) {
     // New buffers each placement, the earlier ones still held: new pages.
-    if (variants || edge || grid || shifted || split) {
+    if (variants || edge || grid || shifted || split || many) {
       if (split) split_sequences(placement);
+      else if (many) many_sequences(placement);
       else if (variants) variant_sequences(placement);
       else if (edge) edge_sequences(placement);
       else if (grid) grid_sequences(placement);

@@ -8,9 +8,13 @@
 // Variants change it one way at a time: F1-nokv reads no K or V, F1-ro
 // never writes O, l or m (only reads them), F1-together keeps each head's
 // Q and O side by side in one buffer (the same steps to the model, which
-// has no addresses). The replay runs the blocks in lock step, one step of
-// each in turn (the probe's launch style: a kernel per key block), each on
-// the SM given, each SM next to the half the SM layout says.
+// has no addresses). Others change who does the work: F1-aK puts K of 16
+// heads' blocks next to one L2 half (only the SMs listed differ), F1-qK
+// splits each head's query rows over K blocks (they share the head's K and
+// V), F1-wK runs all heads on K blocks, block b taking heads b, b + K, ...
+// one after the other in each pass. The replay runs the blocks in lock
+// step, one step of each in turn (the probe's launch style: a kernel per key
+// block), each on the SM given, each SM next to the half the SM layout says.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +33,9 @@ struct Flash1Pattern {
   std::int64_t d = 0;           ///< head dimension (fp16 rows of 2 d bytes)
   std::int64_t br = 0;          ///< query rows per tile
   std::int64_t bc = 0;          ///< key rows per tile: one pass per key block
-  std::int64_t heads = 0;       ///< heads, one block each (from a /hH part; 0: one an SM)
+  std::int64_t heads = 0;       ///< heads (from a /hH part; 0: one an SM)
+  std::int64_t slices = 1;      ///< blocks a head, each a share of its query rows (F1-qK)
+  std::int64_t workers = 0;     ///< blocks for all heads, each several (F1-wK; 0: as slices says)
   bool kv = true;               ///< K_j and V_j read (not F1-nokv)
   bool write = true;            ///< O, l and m written back (not F1-ro)
   std::vector<double> gpu_mb;   ///< DRAM MB read over all passes, one per placement
@@ -42,8 +48,8 @@ struct Flash1Pattern {
 /// rmw probe's R132 and H132 rows are passed over): each sequence's reads
 /// summed over its passes, per placement, and its blocks' SMs (placement
 /// 0's) where given. A sequence is F1[-variant]/N../d../br../bc.. with an
-/// optional /hH (H heads). Throws UserError naming the file and line of
-/// anything else.
+/// optional /hH (H heads), the variant one of nokv, ro, together, aK, qK
+/// and wK. Throws UserError naming the file and line of anything else.
 std::vector<Flash1Pattern> read_flash1_pattern(const std::string& path);
 
 /// @brief DRAM MB (10^6 bytes, as the probe's tables) of one pass.
@@ -52,10 +58,13 @@ struct PatternPass {
   double written_mb = 0;  ///< MB written to DRAM (dirty data written back)
 };
 
+/// @brief The blocks `p` runs with `heads` heads: workers, else heads x slices.
+std::int64_t pattern_blocks(const Flash1Pattern& p, std::int64_t heads);
+
 /// @brief DRAM bytes of each pass (key block) through fasim's L2 model of
-/// `device`, block b on SM `sm_of_block[b]` (one block a head, so as many
-/// heads as SMs listed; p.heads, where given, must be that many), each SM
-/// next to the half `layout` says.
+/// `device`, block b on SM `sm_of_block[b]`, each SM next to the half
+/// `layout` says. With no /hH part one block a head, as many heads as SMs
+/// listed; else as many SMs as the pattern's blocks (pattern_blocks).
 std::vector<PatternPass> replay_flash1_pattern(const Flash1Pattern& p, const DeviceSpec& device,
                                                const SmLayout& layout, const std::vector<std::int64_t>& sm_of_block);
 
