@@ -33,7 +33,8 @@
 // (edge_sequences); `grid`: 16 heads against 132 (grid_sequences);
 // `shift`: O, K and V moved within their pages (shift_sequences); `split
 // MAP`: 16 heads split 16/0 to 0/16 over the halves (split_sequences);
-// `many MAP`: more blocks or more streamed a pass (many_sequences).
+// `many MAP`: more blocks or more streamed a pass (many_sequences); `bits
+// MAP`: each head's half chosen by a bit of its number (bits_sequences).
 // Only kernels instantiated with <1> are profiled, in the order of the PROBE
 // lines. Each placement allocates new buffers, the earlier ones still held.
 #include <cuda_runtime.h>
@@ -42,6 +43,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #define CK(x)                                                                \
@@ -414,35 +416,40 @@ void shift_sequences(int placement) {
     }
 }
 
-// `split MAP`: 16 heads at N = 3584 and 4096 (fp16, d = 128, Br = Bc = 64,
-// launch style, no spin) on 16 SMs chosen by the L2 half next to them (the
-// SM map MAP, the output of h200-2026-11-22-sm-partition-probe.cu): 16 and
-// 0, 12 and 4, 8 and 8, 0 and 16 on halves 0 and 1. The same pattern and
-// footprint, only the split of the blocks over the halves changes.
 std::vector<int> half_of_sm;  // from the map: 0 next to the reference SM's half, else 1
 int* worker_of_sm = nullptr;  // on the device, 1024 entries
 
-// Runs `g` with `on0` workers on SMs of half 0 and `on1` on half 1 (the
-// lowest-numbered SMs of each, half 0's first), as the sequence `name`,
-// and prints its BLOCKS line (each worker's SM, in worker order).
-void worker_sequence(const std::string& name, const Flash& g, int on0, int on1, int heads, int slices) {
+// Runs `g` with worker w on the next free SM of half half_of_worker[w]
+// (the lowest-numbered first), as the sequence `name`, and prints its
+// BLOCKS line (each worker's SM, in worker order).
+void worker_sequence(const std::string& name, const Flash& g, const std::vector<int>& half_of_worker, int heads,
+                     int slices) {
   std::vector<int> worker(1024, -1), sm_of_worker;
-  for (int half : {0, 1}) {
-    int want = half == 0 ? on0 : on1;
-    for (int sm = 0; sm < sms && want > 0; ++sm)
-      if (half_of_sm[sm] == half) worker[sm] = static_cast<int>(sm_of_worker.size()), sm_of_worker.push_back(sm), --want;
-  }
-  if (static_cast<int>(sm_of_worker.size()) != on0 + on1) {
-    std::printf("cannot place %d and %d workers on the halves for %s\n", on0, on1, name.c_str());
-    std::exit(1);
+  std::vector<int> next = {0, 0};  // per half, the next SM to look at
+  for (const int half : half_of_worker) {
+    int& sm = next[half];
+    while (sm < sms && (half_of_sm[sm] != half || worker[sm] >= 0)) ++sm;
+    if (sm == sms) {
+      std::printf("cannot place the workers of %s: half %d has too few SMs\n", name.c_str(), half);
+      std::exit(1);
+    }
+    worker[sm] = static_cast<int>(sm_of_worker.size());
+    sm_of_worker.push_back(sm);
   }
   CK(cudaMemcpy(worker_of_sm, worker.data(), worker.size() * sizeof(int), cudaMemcpyHostToDevice));
-  const Work w{worker_of_sm, on0 + on1, heads, slices};
+  const Work w{worker_of_sm, static_cast<int>(half_of_worker.size()), heads, slices};
   sequence(name, "launch", (g.n + g.bc - 1) / g.bc, 0,
            [&](const Run& r) { flash_work_k<1><<<sms, 256, kShared>>>(g, r, w); });
   std::printf("BLOCKS %s %zu:", name.c_str(), sm_of_worker.size());
   for (const int sm : sm_of_worker) std::printf(" %d", sm);
   std::printf("\n");
+}
+
+// `on0` workers next to half 0, then `on1` next to half 1.
+void worker_sequence(const std::string& name, const Flash& g, int on0, int on1, int heads, int slices) {
+  std::vector<int> halves(on0, 0);
+  halves.resize(on0 + on1, 1);
+  worker_sequence(name, g, halves, heads, slices);
 }
 
 // `split MAP`: 16 heads at N = 3584 and 4096 (fp16, d = 128, Br = Bc = 64,
@@ -507,6 +514,43 @@ void many_sequences(int placement) {
   }
 }
 
+// `bits MAP`: do the lines a half holds copies of fall evenly on its sets
+// whichever heads they are? One block a head, the head's half chosen by
+// bit k of the head's number, so each half copies a strided set of
+// addresses: 16 heads at N = 4096 (1 MiB a head: k = 0 .. 3 is address
+// bit 20 .. 23 of the offset in the tensor; k = 3 is split's 8 and 8) and
+// 132 heads at N = 512 (128 KiB a head: k = 0 .. 6 is bit 17 .. 23; a half
+// with more than 66 heads gives the rest to the other), and the 132 heads
+// as the GPU places them (flash_k). fp16, d = 128, Br = Bc = 64, launch
+// style, no spin. The model, with no addresses, predicts the same for all.
+void bits_sequences(int placement) {
+  for (const auto& [heads, n, bits] : {std::tuple{16, 4096, 4}, std::tuple{sms, 512, 7}}) {
+    FlashBuffers b = FlashBuffers::make(heads, n, 128, 64, 64);
+    CK(cudaDeviceSynchronize());
+    for (int k = 0; k < bits; ++k) {
+      std::vector<int> halves(heads);
+      int on[2] = {0, 0};
+      for (int h = 0; h < heads; ++h) halves[h] = (h >> k) & 1, ++on[halves[h]];
+      for (int h = heads - 1; h >= 0; --h)  // a half with more than its SMs gives the last heads to the other
+        if (on[halves[h]] > (sms + 1) / 2) --on[halves[h]], halves[h] ^= 1, ++on[halves[h]];
+      char name[96];
+      std::snprintf(name, sizeof name, "F1-b%d/N%d/d128/br64/bc64/h%d/p%d/launch/spin0", k, n, heads, placement);
+      worker_sequence(name, b.f, halves, heads, 1);
+    }
+    if (heads == sms) {
+      char name[96];
+      std::snprintf(name, sizeof name, "F1/N%d/d128/br64/bc64/h%d/p%d/launch/spin0", n, heads, placement);
+      const Flash g = b.f;
+      sequence(name, "launch", (n + 63) / 64, 0, [&](const Run& r) { flash_k<1><<<sms, 256, kShared>>>(g, r); });
+      unsigned bs[1024];
+      CK(cudaMemcpyFromSymbol(bs, g_block_sm, heads * sizeof(unsigned)));
+      std::printf("BLOCKS %s %d:", name, heads);
+      for (int i = 0; i < heads; ++i) std::printf(" %u", bs[i]);
+      std::printf("\n");
+    }
+  }
+}
+
 void edge_sequences(int placement) {
   for (const int n : {384, 448, 512, 576, 640}) {
     FlashBuffers b = FlashBuffers::make(sms, n, 128, 64, 64);
@@ -553,7 +597,8 @@ int main(int argc, char** argv) {
   const bool shifted = argc > 2 && std::string(argv[2]) == "shift";
   const bool split = argc > 3 && std::string(argv[2]) == "split";
   const bool many = argc > 3 && std::string(argv[2]) == "many";
-  if (split || many) {  // the SM map: the last "SM rep=" line of each SM
+  const bool bits = argc > 3 && std::string(argv[2]) == "bits";
+  if (split || many || bits) {  // the SM map: the last "SM rep=" line of each SM
     half_of_sm.assign(1024, 0);
     FILE* in = std::fopen(argv[3], "r");
     if (!in) {
@@ -583,8 +628,9 @@ int main(int argc, char** argv) {
   stamps = fresh<unsigned long long>(1024 * (kMaxPasses + 1) * sizeof(unsigned long long));
   for (int placement = 0; placement < placements; ++placement) {
     // New buffers each placement, the earlier ones still held: new pages.
-    if (variants || edge || grid || shifted || split || many) {
+    if (variants || edge || grid || shifted || split || many || bits) {
       if (split) split_sequences(placement);
+      else if (bits) bits_sequences(placement);
       else if (many) many_sequences(placement);
       else if (variants) variant_sequences(placement);
       else if (edge) edge_sequences(placement);

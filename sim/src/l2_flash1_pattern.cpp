@@ -20,24 +20,24 @@ Flash1Pattern parse_name(const std::string& name, const std::string& where) {
   std::stringstream s(name);
   for (std::string p; std::getline(s, p, '/');) parts.push_back(p);
   const std::string bad = where + ": sequence '" + name +
-                          "' is not F1 with tags -nokv, -ro, -together, -aK, -qK or -wK, then /N../d../br../bc.. and an "
+                          "' is not F1 with tags -nokv, -ro, -together, -aK, -bK, -qK or -wK, then /N../d../br../bc.. and an "
                           "optional /hH (F1/N512/d128/br64/bc64, F1-nokv-w16/N576/d128/br64/bc64/h132)";
   if (parts.size() != 5 && parts.size() != 6) throw UserError(bad);
   Flash1Pattern p;
   p.name = name;
-  // F1 then tags, each after a '-': nokv, ro, together, aK, qK, wK.
+  // F1 then tags, each after a '-': nokv, ro, together, aK, bK (where the blocks ran: the SMs say), qK, wK.
   std::vector<std::string> tags;
   std::stringstream t(parts[0]);
   for (std::string tag; std::getline(t, tag, '-');) tags.push_back(tag);
   if (tags.empty() || tags[0] != "F1" || parts[0].back() == '-') throw UserError(bad);
   for (std::size_t i = 1; i < tags.size(); ++i) {
     const std::string& tag = tags[i];
-    const bool counted = tag.size() > 1 && (tag[0] == 'a' || tag[0] == 'q' || tag[0] == 'w') &&
+    const bool counted = tag.size() > 1 && (tag[0] == 'a' || tag[0] == 'b' || tag[0] == 'q' || tag[0] == 'w') &&
                          std::all_of(tag.begin() + 1, tag.end(), [](unsigned char c) { return std::isdigit(c); });
     if (tag == "nokv") p.kv = false;
     else if (tag == "ro") p.write = false;
     else if (tag != "together" && !counted) throw UserError(bad);
-    if (counted && tag[0] != 'a') {
+    if (counted && (tag[0] == 'q' || tag[0] == 'w')) {
       const std::int64_t k = probe_csv::whole(tag.substr(1), 4096, "blocks", where);
       if (k == 0) throw UserError(bad);
       (tag[0] == 'q' ? p.slices : p.workers) = k;

@@ -9,7 +9,8 @@
 // never writes O, l or m (only reads them), F1-together keeps each head's
 // Q and O side by side in one buffer (the same steps to the model, which
 // has no addresses). Others change who does the work: F1-aK puts K of 16
-// heads' blocks next to one L2 half (only the SMs listed differ), F1-qK
+// heads' blocks next to one L2 half, F1-bK puts each head next to the half
+// bit K of its number names (for both, only the SMs listed differ), F1-qK
 // splits each head's query rows over K blocks (they share the head's K and
 // V), F1-wK runs all heads on K blocks, block b taking heads b, b + K, ...
 // one after the other in each pass. The replay runs the blocks in lock
@@ -48,8 +49,8 @@ struct Flash1Pattern {
 /// rmw probe's R132 and H132 rows are passed over): each sequence's reads
 /// summed over its passes, per placement, and its blocks' SMs (placement
 /// 0's) where given. A sequence is F1[-variant]/N../d../br../bc.. with an
-/// optional /hH (H heads), the variant one of nokv, ro, together, aK, qK
-/// and wK. Throws UserError naming the file and line of anything else.
+/// optional /hH (H heads), the variant one or more of nokv, ro, together,
+/// aK, bK, qK and wK. Throws UserError naming the file and line of anything else.
 std::vector<Flash1Pattern> read_flash1_pattern(const std::string& path);
 
 /// @brief DRAM MB (10^6 bytes, as the probe's tables) of one pass.
