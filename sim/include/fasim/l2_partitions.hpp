@@ -3,8 +3,16 @@
 // Model (stated, and measured against a GPU in docs/results):
 //  - the L2 is `partitions` equal caches (capacity L2 / P each): SetL2Cache
 //    with the device's ways (l2_sets.hpp), or L2Cache with 0 ways;
-//  - every address has one home partition; addresses are hashed finely, so
-//    each tile's sectors spread evenly: partition k is home to 1/P of them;
+//  - every address has one home partition, and each tile's sectors spread
+//    evenly: partition k is home to 1/P of them. On an H200 the home half is
+//    an XOR of address bits 12, 13, 15, 17, 19 and bits above 20, so 4 KiB
+//    blocks share a home and every aligned 8 KiB splits exactly in two;
+//    smaller or unaligned tiles split evenly on average only
+//    (docs/results/l2-home-map-2026-11-30.md). Within a half, lines spread
+//    over the sets at random here; on the GPU their place follows address
+//    bits 8 to at least 20, so copies of a strided subset of addresses can
+//    crowd part of a half, which this model cannot see (flash1-pattern-
+//    2026-11-30.md, "Which heads, not how many");
 //  - an SM sits next to one partition (SM s: partition s mod P, unless
 //    set_sm_partitions gives the measured map). The GPUs measured pair SMs
 //    by TPC and give each half 66 of 132 SMs, and they deal consecutive
