@@ -34,7 +34,8 @@
 // `shift`: O, K and V moved within their pages (shift_sequences); `split
 // MAP`: 16 heads split 16/0 to 0/16 over the halves (split_sequences);
 // `many MAP`: more blocks or more streamed a pass (many_sequences); `bits
-// MAP`: each head's half chosen by a bit of its number (bits_sequences).
+// MAP`: each head's half chosen by a bit of its number (bits_sequences);
+// `layout`: K and V laid out by key block (layout_sequences).
 // Only kernels instantiated with <1> are profiled, in the order of the PROBE
 // lines. Each placement allocates new buffers, the earlier ones still held.
 #include <cuda_runtime.h>
@@ -71,6 +72,7 @@ struct Flash {  // one head per block: n rows of `row` uint4 words per tensor
   int qo_head_rows;    // rows from one head's Q (and O) to the next: n, or 2n with Q and O together
   bool kv = true;      // read K_j and V_j (else only Q, O, l, m)
   bool write = true;   // write O, l and m back (else they are only read)
+  int kv_heads = 0;    // > 0: K and V laid out by key block, then head (all heads' K_j one run; N a multiple of Bc)
 };
 struct Plain {  // the rmw probe: each block its own contiguous chunks
   uint4* p;
@@ -150,8 +152,9 @@ __device__ void stamp(const Run& r, int slot) {
 __device__ void flash_pass(const Flash& f, int j, long long spin_ns, unsigned& acc, int h, int r0, int r1) {
   const size_t head = static_cast<size_t>(h) * f.n, qo = static_cast<size_t>(h) * f.qo_head_rows;
   const int kv_rows = min(f.bc, f.n - j * f.bc);
-  touch(f.k + (head + j * f.bc) * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
-  touch(f.v + (head + j * f.bc) * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
+  const size_t kv_at = f.kv_heads > 0 ? (static_cast<size_t>(j) * f.kv_heads + h) * f.bc : head + j * f.bc;
+  touch(f.k + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
+  touch(f.v + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
   __syncthreads();
   for (int i0 = r0; i0 < r1; i0 += f.br) {
     const int rows = min(f.br, r1 - i0);
@@ -551,6 +554,36 @@ void bits_sequences(int placement) {
   }
 }
 
+// `layout`: is it the K and V stream's addresses? Each pass flash1 reads
+// K_j and V_j of every head: Bc rows every N rows, a strided subset of the
+// addresses. F1-kvj lays K and V out by key block, then head, so all heads'
+// K_j are one run: the same bytes in the same order at other addresses.
+// fp16, d = 128, Br = Bc = 64 (Bc = 512 for 16 heads), launch style, no
+// spin, blocks where the GPU puts them (flash_k); 132 heads at N = 512 and
+// 576, 16 heads at N = 4096 with Bc = 512. The model predicts the same for
+// both layouts.
+void layout_sequences(int placement) {
+  for (const auto& [h, n, bc] : {std::tuple{sms, 512, 64}, std::tuple{sms, 576, 64}, std::tuple{16, 4096, 512}}) {
+    const int heads = h;  // (a lambda cannot capture a structured binding before C++20)
+    FlashBuffers b = FlashBuffers::make(heads, n, 128, 64, bc);
+    CK(cudaDeviceSynchronize());
+    Flash byj = b.f;
+    byj.kv_heads = heads;
+    for (const auto& [tag, f] : {std::pair{"F1", b.f}, std::pair{"F1-kvj", byj}}) {
+      char name[96];
+      std::snprintf(name, sizeof name, "%s/N%d/d128/br64/bc%d/h%d/p%d/launch/spin0", tag, n, bc, heads, placement);
+      const Flash g = f;
+      sequence(
+          name, "launch", n / bc, 0, [&](const Run& r) { flash_k<1><<<heads, 256, kShared>>>(g, r); }, heads);
+      unsigned bs[1024];
+      CK(cudaMemcpyFromSymbol(bs, g_block_sm, heads * sizeof(unsigned)));
+      std::printf("BLOCKS %s %d:", name, heads);
+      for (int i = 0; i < heads; ++i) std::printf(" %u", bs[i]);
+      std::printf("\n");
+    }
+  }
+}
+
 void edge_sequences(int placement) {
   for (const int n : {384, 448, 512, 576, 640}) {
     FlashBuffers b = FlashBuffers::make(sms, n, 128, 64, 64);
@@ -595,6 +628,7 @@ int main(int argc, char** argv) {
   const bool edge = argc > 2 && std::string(argv[2]) == "edge";
   const bool grid = argc > 2 && std::string(argv[2]) == "grid";
   const bool shifted = argc > 2 && std::string(argv[2]) == "shift";
+  const bool layout = argc > 2 && std::string(argv[2]) == "layout";
   const bool split = argc > 3 && std::string(argv[2]) == "split";
   const bool many = argc > 3 && std::string(argv[2]) == "many";
   const bool bits = argc > 3 && std::string(argv[2]) == "bits";
@@ -628,8 +662,9 @@ int main(int argc, char** argv) {
   stamps = fresh<unsigned long long>(1024 * (kMaxPasses + 1) * sizeof(unsigned long long));
   for (int placement = 0; placement < placements; ++placement) {
     // New buffers each placement, the earlier ones still held: new pages.
-    if (variants || edge || grid || shifted || split || many || bits) {
+    if (variants || edge || grid || shifted || split || many || bits || layout) {
       if (split) split_sequences(placement);
+      else if (layout) layout_sequences(placement);
       else if (bits) bits_sequences(placement);
       else if (many) many_sequences(placement);
       else if (variants) variant_sequences(placement);

@@ -20,12 +20,13 @@ Flash1Pattern parse_name(const std::string& name, const std::string& where) {
   std::stringstream s(name);
   for (std::string p; std::getline(s, p, '/');) parts.push_back(p);
   const std::string bad = where + ": sequence '" + name +
-                          "' is not F1 with tags -nokv, -ro, -together, -aK, -bK, -qK or -wK, then /N../d../br../bc.. and an "
+                          "' is not F1 with tags -nokv, -ro, -together, -kvj, -aK, -bK, -qK or -wK, then /N../d../br../bc.. and an "
                           "optional /hH (F1/N512/d128/br64/bc64, F1-nokv-w16/N576/d128/br64/bc64/h132)";
   if (parts.size() != 5 && parts.size() != 6) throw UserError(bad);
   Flash1Pattern p;
   p.name = name;
-  // F1 then tags, each after a '-': nokv, ro, together, aK, bK (where the blocks ran: the SMs say), qK, wK.
+  // F1 then tags, each after a '-': nokv, ro, together and kvj (other addresses, the same steps), aK, bK
+  // (where the blocks ran: the SMs say), qK, wK.
   std::vector<std::string> tags;
   std::stringstream t(parts[0]);
   for (std::string tag; std::getline(t, tag, '-');) tags.push_back(tag);
@@ -36,7 +37,7 @@ Flash1Pattern parse_name(const std::string& name, const std::string& where) {
                          std::all_of(tag.begin() + 1, tag.end(), [](unsigned char c) { return std::isdigit(c); });
     if (tag == "nokv") p.kv = false;
     else if (tag == "ro") p.write = false;
-    else if (tag != "together" && !counted) throw UserError(bad);
+    else if (tag != "together" && tag != "kvj" && !counted) throw UserError(bad);
     if (counted && (tag[0] == 'q' || tag[0] == 'w')) {
       const std::int64_t k = probe_csv::whole(tag.substr(1), 4096, "blocks", where);
       if (k == 0) throw UserError(bad);

@@ -7,8 +7,8 @@
 // Q_i, O_i, l_i, m_i (not O, l, m when j = 0) and writes O_i, l_i, m_i.
 // Variants change it one way at a time: F1-nokv reads no K or V, F1-ro
 // never writes O, l or m (only reads them), F1-together keeps each head's
-// Q and O side by side in one buffer (the same steps to the model, which
-// has no addresses). Others change who does the work: F1-aK puts K of 16
+// Q and O side by side in one buffer and F1-kvj lays K and V out by key
+// block, then head (the same steps to the model, which has no addresses). Others change who does the work: F1-aK puts K of 16
 // heads' blocks next to one L2 half, F1-bK puts each head next to the half
 // bit K of its number names (for both, only the SMs listed differ), F1-qK
 // splits each head's query rows over K blocks (they share the head's K and
@@ -50,7 +50,7 @@ struct Flash1Pattern {
 /// summed over its passes, per placement, and its blocks' SMs (placement
 /// 0's) where given. A sequence is F1[-variant]/N../d../br../bc.. with an
 /// optional /hH (H heads), the variant one or more of nokv, ro, together,
-/// aK, bK, qK and wK. Throws UserError naming the file and line of anything else.
+/// kvj, aK, bK, qK and wK. Throws UserError naming the file and line of anything else.
 std::vector<Flash1Pattern> read_flash1_pattern(const std::string& path);
 
 /// @brief DRAM MB (10^6 bytes, as the probe's tables) of one pass.
