@@ -54,7 +54,7 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
   // The split, many and bits calls each measured their own SM map (the
   // split call's halves differ from the rmw call's at 36 SMs, not at the grid's).
   for (const std::string file : {"pattern", "pattern-variants", "pattern-edge", "pattern-grid", "pattern-split",
-                                 "pattern-many", "pattern-bits"}) {
+                                 "pattern-many", "pattern-bits", "pattern-layout"}) {
     const bool own_map = file == "pattern-split" || file == "pattern-many" || file == "pattern-bits";
     const SmLayout halves =
         own_map ? read_sm_layout((kResults / ("h200-2026-11-30-flash1-" + file + "-sm-map.txt")).string()) : layout;
@@ -86,9 +86,10 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
       ++sequences;
     }
   }
-  CHECK(sequences == 59);
-  // Ratchet, 2026-11-30 (64-way sets): 9.671 summed over the 59 sequences
-  // (4.453 over the first 31, 6.696 with the split call's 8). With 132
+  CHECK(sequences == 65);
+  // Ratchet, 2026-11-30 (64-way sets): 10.061 summed over the 65 sequences
+  // (4.453 over the first 31, 6.696 with the split call's 8, 9.671 with the
+  // many and bits calls' 20). With 132
   // heads the model reads too little (F1 at N = 512 -8% to -21%; at N = 576
   // F1-nokv -38%, F1-ro -36%; F1-ro at 640 -42%), with 16 heads (12 next to
   // one L2 half) too much (F1 at N = 4096 +48%, F1-ro at 4608 +47%); 16
@@ -99,7 +100,7 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
   // heads (or pairs) there; the model, with no addresses, predicts 55.3 for
   // each. Lower it when the model learns which lines a half holds copies of.
   INFO("summed relative error " << error);
-  CHECK(error <= 9.68);
+  CHECK(error <= 10.07);
 }
 
 TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line", "[l2][probes]") {
