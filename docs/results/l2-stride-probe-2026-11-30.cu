@@ -18,10 +18,18 @@
 //            --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv --print-units base \
 //            ./stride PLACEMENTS
 // PROBE lines name each kernel: S/F<MiB>/b<bit>/p<placement> pass=<1..4>.
+// `./stride PLACEMENTS subsets`: instead, F = 36 and 40 MiB as subsets of
+// the 4 KiB units u of a 2F buffer given by a mask M over u's bits (u in the
+// subset when the parity of u & M is 0: M = 1 << (b - 12) is bit b held at
+// 0; two bits, their XOR held at 0), or at random (a hash of u and a seed):
+// S/F<MiB>/x<M, hex>/p<placement> or S/F<MiB>/r<seed>/p<placement>. Is it
+// any subset but a run that the L2 holds less well, or the bits?
 #include <cuda_runtime.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #define CK(x)                                                                \
   do {                                                                       \
@@ -39,6 +47,19 @@ constexpr int kShared = 115968;  // one block an SM
 }  // namespace
 
 __device__ unsigned long long g_sink;
+
+// Block k reads units [k * per, (k + 1) * per) of the subset listed in `units`.
+__global__ void list_k(const char* base, size_t per, const unsigned* units) {
+  extern __shared__ unsigned keep[];
+  unsigned acc = 0;
+  for (size_t k = 0; k < per; ++k) {
+    const uint4* p = reinterpret_cast<const uint4*>(base + size_t{units[blockIdx.x * per + k]} * kUnit);
+    const uint4 x = __ldcg(p + threadIdx.x);
+    acc ^= x.x ^ x.y ^ x.z ^ x.w;
+  }
+  if (threadIdx.x == 0) keep[0] = acc;
+  if (acc == 0x9E3779B9u) g_sink = acc + keep[0];
+}
 
 // Block k reads units [k * per, (k + 1) * per) of the subset: unit u lies in
 // chunk u / per_chunk (every other chunk of 2^bit bytes), or runs on with bit 0.
@@ -67,11 +88,23 @@ __global__ void flush_k(const uint4* p, size_t n) {
   if (acc == 0x9E3779B9u) g_sink = acc;
 }
 
+unsigned mix(unsigned x) {  // a 32-bit finaliser: every input bit moves every output bit
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  return x ^ (x >> 16);
+}
+
 int main(int argc, char** argv) {
   const int placements = argc > 1 ? std::atoi(argv[1]) : 1;
+  const bool subsets = argc > 2 && std::string(argv[2]) == "subsets";
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   CK(cudaFuncSetAttribute(read_k, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  CK(cudaFuncSetAttribute(list_k, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  unsigned* units = nullptr;
+  CK(cudaMalloc(&units, 2 * 40 * kMiB / kUnit * sizeof(unsigned)));
   char* scratch = nullptr;
   CK(cudaMalloc(&scratch, 240 * kMiB));
   CK(cudaMemset(scratch, 1, 240 * kMiB));
@@ -80,6 +113,37 @@ int main(int argc, char** argv) {
     char* buf = nullptr;  // new pages each placement, the earlier ones still held
     CK(cudaMalloc(&buf, 2 * 40 * kMiB));
     CK(cudaMemset(buf, 1, 2 * 40 * kMiB));
+    auto flush = [&] {
+      for (int pass = 0; pass < 2; ++pass) flush_k<<<sms * 8, 256>>>(reinterpret_cast<uint4*>(scratch), 240 * kMiB / 16);
+      CK(cudaDeviceSynchronize());
+    };
+    if (subsets) {
+      // masks over u's bits (bit 0 of u is address bit 12): single bits, pairs, a run of them
+      const unsigned masks[] = {0x1, 0x10, 0x100, 0x3, 0x5, 0x11, 0x101, 0x110, 0x30, 0x300, 0x7, 0x1ff};
+      for (const int f : {36, 40}) {
+        const size_t per = static_cast<size_t>(f) * kMiB / kUnit / sms, all = 2 * static_cast<size_t>(f) * kMiB / kUnit;
+        for (int k = 0; k < 16; ++k) {  // 12 masks, then seeds 1 to 4
+          std::vector<unsigned> list;
+          for (unsigned u = 0; u < all; ++u) {
+            const bool in = k < 12 ? __builtin_parity(u & masks[k]) == 0 : (mix(u * 4 + (k - 11)) & 1) == 0;
+            if (in) list.push_back(u);
+          }
+          if (list.size() < per * sms) continue;  // (every listed subset is half the units)
+          CK(cudaMemcpy(units, list.data(), per * sms * sizeof(unsigned), cudaMemcpyHostToDevice));
+          char name[64];
+          if (k < 12) std::snprintf(name, sizeof name, "S/F%d/x%x/p%d", f, masks[k], placement);
+          else std::snprintf(name, sizeof name, "S/F%d/r%d/p%d", f, k - 11, placement);
+          flush();
+          for (int pass = 1; pass <= 4; ++pass) {
+            std::printf("PROBE %s pass=%d\n", name, pass);
+            list_k<<<sms, 256, kShared>>>(buf, per, units);
+            CK(cudaGetLastError());
+            CK(cudaDeviceSynchronize());
+          }
+        }
+      }
+      continue;
+    }
     for (const int f : {24, 32, 40})
       for (const int bit : {0, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22}) {
         const size_t per = static_cast<size_t>(f) * kMiB / kUnit / sms;
