@@ -383,8 +383,9 @@ TEST_CASE("L2 probes: the read-modify-write probe: written lines, the edge and t
   // that to every other chunk (H), or only writes (W); 132, 16 and 10
   // blocks. On the GPU writes bring the edge about 4 MiB earlier, the edge
   // is a cliff, and dirty lines go back from about 26 MiB on; fasim's edge
-  // is a ramp and its write-back starts at its dirty share. The MiB of a
-  // pass, the mean of passes 4 to 6.
+  // is a ramp, and its lines written again go back on their own soft curve
+  // (kL2DirtyCurveShare, l2_sets.hpp). The MiB of a pass, the mean of
+  // passes 4 to 6.
   const DeviceSpec dev = load_device("h200");
   const SmLayout layout = read_sm_layout((kResults / "h200-2026-11-30-sm-map.txt").string());
   const auto probes = read_readers_probe((kResults / "h200-2026-11-30-rmw-probe.csv").string());
@@ -412,11 +413,12 @@ TEST_CASE("L2 probes: the read-modify-write probe: written lines, the edge and t
   }
   CHECK(writers == 36);
   // Ratchets on the summed error, 2026-11-30 with 64-way sets: reads 93.6
-  // MiB over the 53 sequences, write-backs 96.4 MiB over the 36 that write.
-  // Lower them when the model comes closer.
+  // MiB over the 53 sequences; write-backs 96.4 MiB over the 36 that write
+  // under the hard dirty limit, 47.2 with the dirty curve for lines written
+  // again. Lower them when the model comes closer.
   INFO("summed error: reads " << read_error << " MiB, write-backs " << write_error << " MiB");
   CHECK(read_error <= 94.0);
-  CHECK(write_error <= 97.0);
+  CHECK(write_error <= 47.5);
 }
 
 TEST_CASE("L2 probes: a readers-probe file that is not one is one clear line", "[l2][probes]") {

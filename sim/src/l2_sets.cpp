@@ -23,14 +23,16 @@ constexpr double kSure = 1 - 1e-12;  // a chance this close to 1 is taken as 1
 }  // namespace
 
 SetL2Cache::SetL2Cache(std::int64_t capacity_bytes, int ways, double dirty_share, double clean_share,
-                       double written_aging, double rewritten_clean)
+                       double written_aging, double rewritten_clean, double dirty_curve)
     : capacity_(capacity_bytes),
       ways_(ways),
       dirty_limit_(static_cast<double>(capacity_bytes) * dirty_share),
       clean_share_(clean_share),
       written_aging_(ways > 0 ? written_aging : 1.0),
       rewritten_clean_(ways > 0 ? rewritten_clean : 0.0),
-      fen_(std::size_t{1} << 12, 0) {
+      fen_{std::vector<std::int64_t>(std::size_t{1} << 12, 0)},
+      dirty_room_(static_cast<double>(capacity_bytes) * dirty_curve),
+      written_{std::vector<std::int64_t>(std::size_t{1} << 12, 0)} {
   const double dirty_room = static_cast<double>(capacity_bytes) * (1 - clean_share);
   if (ways_ <= 0) {  // one fully associative set: sure up to the recent part, as L2Cache
     sure_bytes_ = static_cast<std::int64_t>(dirty_room);
@@ -44,6 +46,7 @@ SetL2Cache::SetL2Cache(std::int64_t capacity_bytes, int ways, double dirty_share
     if (p < kGone) break;
   }
   sure_bytes_ = static_cast<std::int64_t>(dirty_room * static_cast<double>(sure) / kSteps);
+  sure_written_ = dirty_room_ * static_cast<double>(sure) / kSteps;
 }
 
 double SetL2Cache::survive(double x) const {
@@ -72,26 +75,64 @@ std::int64_t SetL2Cache::whole(double bytes, double& carry) {
   return static_cast<std::int64_t>(w);
 }
 
-void SetL2Cache::fen_add(std::uint64_t stamp, std::int64_t bytes) {
-  for (std::size_t i = stamp; i < fen_.size(); i += i & (~i + 1)) fen_[i] += bytes;
+void SetL2Cache::Fenwick::add(std::uint64_t stamp, std::int64_t bytes) {
+  for (std::size_t i = stamp; i < t.size(); i += i & (~i + 1)) t[i] += bytes;
 }
 
-std::int64_t SetL2Cache::fen_prefix(std::uint64_t stamp) const {
+std::int64_t SetL2Cache::Fenwick::prefix(std::uint64_t stamp) const {
   std::int64_t s = 0;
-  for (std::size_t i = stamp; i > 0; i -= i & (~i + 1)) s += fen_[i];
+  for (std::size_t i = stamp; i > 0; i -= i & (~i + 1)) s += t[i];
   return s;
 }
 
 std::uint64_t SetL2Cache::next_stamp() {
-  if (clock_ + 1 >= fen_.size()) {  // out of stamps: number far_ again, oldest first
-    fen_.assign(std::max<std::size_t>(std::size_t{1} << 12, 4 * far_.size()), 0);
+  if (clock_ + 1 >= fen_.t.size()) {  // out of stamps: number far_ again, oldest first
+    fen_.t.assign(std::max<std::size_t>(std::size_t{1} << 12, 4 * far_.size()), 0);
     clock_ = 0;
     for (auto it = far_.rbegin(); it != far_.rend(); ++it) {
       it->stamp = ++clock_;
-      fen_add(it->stamp, it->bytes);
+      fen_.add(it->stamp, it->bytes);
     }
   }
   return ++clock_;
+}
+
+void SetL2Cache::stamp_written(Entry& e) {
+  unstamp_written(e);
+  if (write_stamp_ + 1 >= written_.t.size()) {  // out of stamps: number them again, oldest first
+    std::vector<Entry*> stamped;
+    for (Lru* l : {&near_, &far_})
+      for (Entry& x : *l)
+        if (x.wstamp > 0) stamped.push_back(&x);
+    std::sort(stamped.begin(), stamped.end(), [](const Entry* a, const Entry* b) { return a->wstamp < b->wstamp; });
+    written_.t.assign(std::max<std::size_t>(std::size_t{1} << 12, 4 * stamped.size()), 0);
+    write_stamp_ = 0;
+    for (Entry* x : stamped) {
+      x->wstamp = ++write_stamp_;
+      written_.add(x->wstamp, x->wbytes);
+    }
+  }
+  e.wstamp = ++write_stamp_;
+  e.wbytes = e.bytes;
+  write_total_ += e.bytes;
+  e.wtotal = write_total_;
+  written_.add(e.wstamp, e.wbytes);
+  written_bytes_ += e.wbytes;
+}
+
+void SetL2Cache::unstamp_written(Entry& e) {
+  if (e.wstamp == 0) return;
+  written_.add(e.wstamp, -e.wbytes);
+  written_bytes_ -= e.wbytes;
+  e.wstamp = 0;
+}
+
+double SetL2Cache::dirty_aged(const Entry& e) const {
+  if (e.limited || e.wstamp == 0) return 1.0;
+  // All bytes written since (each write counted) bound the distinct ones: no tree walk while surely dirty.
+  if (static_cast<double>(write_total_ - e.wtotal + e.wbytes) <= sure_written_) return 1.0;
+  const std::int64_t after = written_bytes_ - written_.prefix(e.wstamp);
+  return survive(static_cast<double>(after + e.wbytes) / dirty_room_);
 }
 
 std::int64_t SetL2Cache::kept(const Entry& e, std::int64_t d) const {
@@ -101,32 +142,39 @@ std::int64_t SetL2Cache::kept(const Entry& e, std::int64_t d) const {
 
 std::int64_t SetL2Cache::since(const Entry& e) const {
   if (e.near) return 0;
-  return near_bytes_ + far_bytes_ - fen_prefix(e.stamp);
+  return near_bytes_ + far_bytes_ - fen_.prefix(e.stamp);
 }
 
 double SetL2Cache::left_dirty(const Entry& e, std::int64_t d) const {
   // Data read since it came in goes back only as it leaves (see l2_cache.hpp).
   const double left = e.read ? resident(d, e.bytes) : still_dirty(d, e.bytes);
   // Data written again goes back as it ages past the most recent (1 - r) of its set.
-  return e.rewritten ? std::min(left, within(d, e.bytes, rewritten_clean_)) : left;
+  const double by_use = e.rewritten ? std::min(left, within(d, e.bytes, rewritten_clean_)) : left;
+  // Data written again also ages on the dirty curve, by the dirty bytes written since.
+  if (e.limited) return by_use;
+  return e.dirty_base > 0 ? by_use * std::min(1.0, dirty_aged(e) / e.dirty_base) : 0.0;
 }
 
 void SetL2Cache::account(Entry& e, std::int64_t d) {
-  if (e.dirty <= 0 || e.near) return;  // near_: surely still dirty, nothing back yet
+  // With 0 ways a tile in near_ is surely still dirty: nothing back yet. With
+  // sets the dirty curve ages it all the same (written since, not used since):
+  // sweep() leaves near_ out for speed, its tiles are counted when used or settled.
+  if (e.dirty <= 0 || (e.near && ways_ <= 0)) return;
   const double back = 1.0 - left_dirty(e, d);
   if (back <= e.backed) return;
   const double bytes = static_cast<double>(e.bytes) * e.dirty * (back - e.backed);
   wb_ += bytes;
-  dirty_ -= bytes;
+  if (e.limited) dirty_ -= bytes;
   e.backed = back;
   if (back >= 1.0) {  // all of it is back: clean
     e.dirty = 0;
     unlist_dirty(e);
+    unstamp_written(e);
   }
 }
 
-void SetL2Cache::list_dirty(Lru::iterator it) {
-  if (it->listed) return;
+void SetL2Cache::list_dirty(Entry& e) {
+  if (e.listed) return;
   if (dirty_tiles_.size() >= 2 * dirty_listed_ + 64) {  // drop the nulls, keeping the order
     std::size_t n = 0;
     for (Entry* e : dirty_tiles_)
@@ -136,9 +184,9 @@ void SetL2Cache::list_dirty(Lru::iterator it) {
       }
     dirty_tiles_.resize(n);
   }
-  it->dirty_at = dirty_tiles_.size();
-  dirty_tiles_.push_back(&*it);
-  it->listed = true;
+  e.dirty_at = dirty_tiles_.size();
+  dirty_tiles_.push_back(&e);
+  e.listed = true;
   ++dirty_listed_;
 }
 
@@ -153,9 +201,9 @@ void SetL2Cache::age() {
   while (near_bytes_ > sure_bytes_ && near_.size() > 1) {
     const auto last = std::prev(near_.end());
     last->near = false;
-    if (last->dirty > 0) list_dirty(last);  // sweep() counts its write-backs from now on
+    if (last->dirty > 0) list_dirty(*last);  // sweep() counts its write-backs from now on
     last->stamp = next_stamp();
-    fen_add(last->stamp, last->bytes);
+    fen_.add(last->stamp, last->bytes);
     near_bytes_ -= last->bytes;
     far_bytes_ += last->bytes;
     far_.splice(far_.begin(), near_, last);
@@ -167,7 +215,7 @@ void SetL2Cache::use(Lru::iterator it) {
     near_.splice(near_.begin(), near_, it);
     return;
   }
-  fen_add(it->stamp, -it->bytes);
+  fen_.add(it->stamp, -it->bytes);
   far_bytes_ -= it->bytes;
   near_bytes_ += it->bytes;
   it->near = true;
@@ -176,7 +224,7 @@ void SetL2Cache::use(Lru::iterator it) {
 }
 
 SetL2Cache::Lru::iterator SetL2Cache::insert(const TileKey& key, std::int64_t bytes) {
-  near_.push_front(Entry{.key = key, .bytes = bytes});
+  near_.push_front(Entry{.bytes = bytes, .key = key});
   index_.insert(key, near_.begin());
   near_bytes_ += bytes;
   return near_.begin();
@@ -206,7 +254,7 @@ void SetL2Cache::sweep() {
     Entry& e = far_.back();
     if (resident(kept(e, near_bytes_ + far_bytes_ - e.bytes), e.bytes) >= kGone) break;
     write_back_rest(e);
-    fen_add(e.stamp, -e.bytes);
+    fen_.add(e.stamp, -e.bytes);
     far_bytes_ -= e.bytes;
     index_.erase(e.key);
     far_.pop_back();
@@ -219,14 +267,14 @@ void SetL2Cache::limit_dirty() {
     const auto [key, when] = writes_.front();
     writes_.pop_front();
     const Lru::iterator* it = index_.find(key);
-    if (it == nullptr || (*it)->written != when || (*it)->dirty <= 0) continue;
+    if (it == nullptr || (*it)->written != when || (*it)->dirty <= 0 || !(*it)->limited) continue;
     write_back_rest(**it);
   }
   if (writes_.size() > 2 * index_.size() + 64) {
     std::deque<std::pair<TileKey, std::uint64_t>> current;
     for (const auto& w : writes_) {
       const Lru::iterator* it = index_.find(w.first);
-      if (it != nullptr && (*it)->dirty > 0 && (*it)->written == w.second) current.push_back(w);
+      if (it != nullptr && (*it)->dirty > 0 && (*it)->limited && (*it)->written == w.second) current.push_back(w);
     }
     writes_.swap(current);
   }
@@ -248,6 +296,7 @@ L2Access SetL2Cache::read(const TileKey& key, std::int64_t bytes, std::int64_t t
       if (p < 0.5) e.wrote = false;  // (mostly) comes in anew
       e.dirty *= 1.0 - e.backed;  // the share not yet written back stays dirty
       e.backed = 0;
+      e.dirty_base = dirty_aged(e);
       e.read = p >= 0.5;  // read in L2, or (mostly) come in anew
       use(at);
     }
@@ -303,7 +352,7 @@ void SetL2Cache::resize(Entry& e, std::int64_t bytes) {
     near_bytes_ += grow;
   } else {
     far_bytes_ += grow;
-    fen_add(e.stamp, grow);
+    fen_.add(e.stamp, grow);
   }
   e.bytes = bytes;
 }
@@ -332,18 +381,24 @@ L2Access SetL2Cache::write(const TileKey& key, std::int64_t bytes) {
     const std::int64_t d = since(*it);
     account(*it, d);
     if (resident(kept(*it, d), it->bytes) < 0.5) it->read = false;  // (mostly) comes in anew
-    dirty_ += static_cast<double>(it->bytes) * (1.0 - it->dirty * (1.0 - it->backed));
+    if (it->limited) dirty_ -= static_cast<double>(it->bytes) * it->dirty * (1.0 - it->backed);
     use(it);
   } else {
     it = insert(key, bytes);
-    dirty_ += static_cast<double>(bytes);
   }
   it->dirty = 1.0;
   it->wrote = true;
   it->backed = 0;
-  it->written = ++write_clock_;
-  writes_.emplace_back(key, it->written);
-  limit_dirty();
+  if (ways_ > 0) stamp_written(*it);  // every dirty tile counts on the curve
+  it->limited = ways_ <= 0 || !it->rewritten;
+  if (it->limited) {  // written once: the hard limit
+    dirty_ += static_cast<double>(it->bytes);
+    it->written = ++write_clock_;
+    writes_.emplace_back(key, it->written);
+    limit_dirty();
+  } else {  // written again: the dirty curve
+    it->dirty_base = dirty_aged(*it);
+  }
   used(bytes);
   a.writeback_bytes = take_writebacks();
   return a;
@@ -363,13 +418,14 @@ void SetL2Cache::drop(const TileKey& key) {
   const Lru::iterator it = *found;
   Entry& e = *it;
   if (e.split) drop(rest_of(key));
-  dirty_ -= static_cast<double>(e.bytes) * e.dirty * (1.0 - e.backed);
+  if (e.limited) dirty_ -= static_cast<double>(e.bytes) * e.dirty * (1.0 - e.backed);
   unlist_dirty(e);
+  unstamp_written(e);
   if (e.near) {
     near_bytes_ -= e.bytes;
     near_.erase(it);
   } else {
-    fen_add(e.stamp, -e.bytes);
+    fen_.add(e.stamp, -e.bytes);
     far_bytes_ -= e.bytes;
     far_.erase(it);
   }
@@ -377,16 +433,21 @@ void SetL2Cache::drop(const TileKey& key) {
 
 std::int64_t SetL2Cache::settle() {
   sweep();
+  // sweep() walks far_ only: what the dirty curve wrote back of near_ is counted
+  // on each tile's next use, or here.
+  if (ways_ > 0)
+    for (Entry& e : near_) account(e, 0);
   return take_writebacks();
 }
 
 void SetL2Cache::write_back_rest(Entry& e) {
   const double left = static_cast<double>(e.bytes) * e.dirty * (1.0 - e.backed);
   wb_ += left;
-  dirty_ -= left;
+  if (e.limited) dirty_ -= left;
   e.dirty = 0;
   e.backed = 0;
   unlist_dirty(e);
+  unstamp_written(e);
 }
 
 std::int64_t SetL2Cache::take_writebacks() {

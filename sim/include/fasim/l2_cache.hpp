@@ -86,6 +86,21 @@ inline constexpr double kL2WrittenAging = 0.5;
 /// on 27 shapes recorded before (small-grid-placement-2026-11-28.md).
 inline constexpr double kL2RewrittenCleanShare = 0.05;
 
+/// @brief Share of an L2 that the dirty lines' own survival curve is
+/// scaled to (the set model only, l2_sets.hpp): data written again while in
+/// the L2 goes back to DRAM as the dirty bytes written after it fill this
+/// share, softly, as a line leaves a W-way set; data written once keeps to
+/// the hard limit kL2DirtyShare. Measured on an H200
+/// (docs/results/rmw-2026-11-30.md): blocks re-writing their own F MiB pass
+/// after pass write back 0.2, 5.2, 22.9 and 33.6 MiB a pass at F = 24, 28,
+/// 32 and 36 (132 blocks; 16 and 10 alike), half of F at about 30 MiB,
+/// against 28.3 MiB kept by one write of X MiB. 0.52 chosen on that probe's
+/// 36 writing sequences among 0.47 to 0.535 (summed write-back error 101,
+/// 58, 43 and 45 MiB at 0.47, 0.50, 0.52 and 0.535 before written-once data
+/// kept the hard limit; 47 at 0.52 after); the recorded sets score the same
+/// from 0.52 to 0.54.
+inline constexpr double kL2DirtyCurveShare = 0.52;
+
 /// @brief Tile-granular, fully associative LRU write-back cache.
 class L2Cache {
  public:

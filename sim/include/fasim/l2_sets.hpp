@@ -15,7 +15,23 @@
 //    lines of its set (s the clean share, as in L2Cache): the chance
 //    P(Poisson(W (D + b) / ((1 - s) C)) >= W). Evicted data was written
 //    back before it left, so a dirty tile's write-back is never lost;
-//  - at most kL2DirtyShare of the cache holds dirty data, as in L2Cache;
+//  - data written once: at most kL2DirtyShare of the cache holds it dirty,
+//    as in L2Cache (a hard limit, oldest written first). On an H200 a
+//    kernel writing X MiB after a flush keeps 28.3 of them dirty from X = 32
+//    on (docs/results/h200-2026-11-21-l2-probes.md), and the first pass of
+//    the read-modify-write probe does the same (M132 at 32, 36 and 40 MiB:
+//    3.7, 7.3 and 11.5 MiB back; docs/results/rmw-2026-11-30.md);
+//  - data written again while in the cache ages on the dirty lines' own
+//    curve instead, by the dirty bytes written after it (other tiles, each
+//    counted once, while any of it is dirty), not by the bytes used: it is
+//    still dirty with the chance P(Poisson(W (w + b) / (s C)) < W), w those
+//    bytes, s = kL2DirtyCurveShare, times its chance by the rules below (the
+//    curves are independent). A read does not make it younger there; a
+//    write does. On the H200, blocks re-writing their own rows pass after
+//    pass write back softly from about 26 MiB of footprint, half of it at
+//    about 30 (M132: 0.2, 5.2, 22.9, 33.6 MiB a pass at 24, 28, 32, 36),
+//    while the reads' edge stays a cliff near 40: the hard limit wrote almost
+//    nothing up to its 28.2 MiB and everything after;
 //  - dirty data read since it came in goes back only as it leaves (as in
 //    L2Cache: flash1's O);
 //  - data written again while it is still in the cache (flash1's O, l and
@@ -46,8 +62,9 @@
 //    tile, and for every dirty tile each time C / 4 bytes have been used
 //    (settle() counts the rest at the end). Rounded to whole bytes with the
 //    remainder carried, so totals are exact sums of the expectations;
-//  - with 0 ways (one set) every chance is 1 or 0 and this is L2Cache,
-//    access for access (tests/test_l2_sets.cpp).
+//  - with 0 ways (one set) every chance is 1 or 0, all dirty data keeps to
+//    the hard limit, and this is L2Cache, access for access
+//    (tests/test_l2_sets.cpp).
 #pragma once
 
 #include <cstdint>
@@ -65,10 +82,11 @@ namespace fasim {
 class SetL2Cache {
  public:
   /// @brief An empty cache of `capacity_bytes` in `ways`-way sets; the
-  /// dirty and clean shares as in L2Cache.
+  /// dirty and clean shares as in L2Cache (the dirty share a hard limit with
+  /// 0 ways only; with sets the dirty lines' curve is scaled to `dirty_curve`).
   SetL2Cache(std::int64_t capacity_bytes, int ways, double dirty_share = kL2DirtyShare,
              double clean_share = kL2CleanShare, double written_aging = kL2WrittenAging,
-             double rewritten_clean = kL2RewrittenCleanShare);
+             double rewritten_clean = kL2RewrittenCleanShare, double dirty_curve = kL2DirtyCurveShare);
 
   /// @brief A read of `bytes` of tile `key`, whose size is `tile_bytes` (0:
   /// the read is the whole tile): the share still in L2 hits.
@@ -97,19 +115,31 @@ class SetL2Cache {
 
  private:
   struct Entry {
-    TileKey key;
+    // What account() reads first (a sweep walks every dirty tile), the key last.
     std::int64_t bytes;
     double dirty = 0;        // share of the bytes dirty when last used
     double backed = 0;       // share of those written back since (counted)
-    std::uint64_t written = 0;  // when last written (for the dirty limit)
     std::uint64_t stamp = 0;    // in far_: when it left near_
+    std::uint64_t wstamp = 0;  // in written_: its last write (0: clean, not there)
+    std::int64_t wbytes = 0;   // its bytes there
+    std::int64_t wtotal = 0;   // write_total_ just after its last write
+    double dirty_base = 1;     // dirty_aged() when dirty was last set: the dirty curve counts from there
     bool near = true;        // in near_ (else in far_)
     bool read = false;       // read since it came into the cache
     bool wrote = false;      // written since it came into the cache
     bool rewritten = false;  // written again while in the cache (kept while tracked): cleaned early
     bool listed = false;     // in dirty_tiles_, at dirty_at
     bool split = false;      // its older lines are in the entry rest_of(key)
+    bool limited = true;     // its dirty bytes count in dirty_, under the hard limit (else the dirty curve)
     std::size_t dirty_at = 0;
+    std::uint64_t written = 0;  // when last written (for the dirty limit, 0 ways)
+    TileKey key;
+  };
+  /// Fenwick tree over stamps: the bytes of the tile with each stamp (1-based).
+  struct Fenwick {
+    std::vector<std::int64_t> t;
+    void add(std::uint64_t stamp, std::int64_t bytes);
+    std::int64_t prefix(std::uint64_t stamp) const;
   };
   using Lru = std::list<Entry>;  // front = most recently used
 
@@ -155,7 +185,7 @@ class SetL2Cache {
   /// Accounts every dirty tile, drops tiles that are surely gone.
   void sweep();
   /// Puts a dirty tile of far_ in dirty_tiles_ (once) / takes it out.
-  void list_dirty(Lru::iterator it);
+  void list_dirty(Entry& e);
   void unlist_dirty(Entry& e);
   /// Writes back what is still dirty of e (counted now); e is clean after.
   void write_back_rest(Entry& e);
@@ -163,10 +193,15 @@ class SetL2Cache {
   std::int64_t take_writebacks();
   /// Writes back the oldest written dirty tiles until within the dirty limit.
   void limit_dirty();
-  /// Fenwick tree over the stamps of far_: bytes of the tile with that stamp.
-  void fen_add(std::uint64_t stamp, std::int64_t bytes);
-  std::int64_t fen_prefix(std::uint64_t stamp) const;
   std::uint64_t next_stamp();
+  /// The chance a line of e is still dirty by the dirty lines' own curve:
+  /// P(Poisson(W (w + b) / (s C)) < W), w the dirty bytes written since e
+  /// was (other tiles, each counted once), b its bytes, s the curve's share.
+  /// 1 for data under the hard dirty limit (written once, or any with 0 ways).
+  double dirty_aged(const Entry& e) const;
+  /// Puts e in written_ as the most recently written tile / takes it out.
+  void stamp_written(Entry& e);
+  void unstamp_written(Entry& e);
   /// Whole bytes of an expectation, the remainder carried in `carry`.
   static std::int64_t whole(double bytes, double& carry);
 
@@ -183,7 +218,15 @@ class SetL2Cache {
   std::int64_t near_bytes_ = 0, far_bytes_ = 0;
   std::int64_t sure_bytes_ = 0;
   TileMap<Lru::iterator, KeyOfPointee> index_;  // the key is in the entry
-  std::vector<std::int64_t> fen_;  // 1-based
+  Fenwick fen_;  // over the stamps of far_
+  // Dirty tiles in the order of their last write, numbered by a Fenwick tree
+  // to count the dirty bytes written since (the dirty lines' own curve).
+  double dirty_room_;
+  Fenwick written_;
+  std::uint64_t write_stamp_ = 0;
+  std::int64_t written_bytes_ = 0;
+  std::int64_t write_total_ = 0;  // bytes of every write so far (dirty_aged()'s bound)
+  double sure_written_ = 0;       // dirty bytes written after a line that surely leave it dirty
   std::uint64_t clock_ = 0;
   double dirty_ = 0;             // expected dirty bytes, as last counted
   double wb_ = 0;                // write-back bytes counted, not yet reported
