@@ -59,6 +59,14 @@ TEST_CASE("recorded runs: every point re-predicted within its bar or no worse th
     for (const Reprediction& r : reps)
       for (std::size_t m = 0; m < kMetricCount; ++m)
         CHECK(r.point->measured[m].has_value() == (m != drained || with_drain));
+    // h100-2026-11-22-misses.csv: flash1 fp16 16 heads N 4096 d 128's DRAM
+    // writes went +28.47% -> +28.52% (+167 KB of 409 MB) on 2026-11-30, when
+    // data written again while in L2 took the dirty lines' own curve
+    // (kL2DirtyCurveShare, l2_sets.hpp): its O, rewritten each pass, sits at
+    // about 0.6 of the curve's room in each half and goes back on the curve's
+    // tail. The known miss was raised to that: the rule, not a defect (the
+    // rmw probe at that footprint, M10 and M16 at F = 20: the model 0.01 to
+    // 0.02 MiB a pass, the GPU 0.00).
     const std::vector<std::string> problems = ratchet_problems(find_misses(reps), read_misses(stem + "-misses.csv"));
     for (const std::string& p : problems) UNSCOPED_INFO(p);
     CHECK(problems.empty());
@@ -257,6 +265,13 @@ TEST_CASE("recorded runs: flash1 shapes held out from the early cleaning of rewr
   // Recorded again the same day after the rule (not yet in the carried
   // binary): the GPU moved by -36% to +24% a point; 0 and 1 of 12 in bar,
   // mean error 46% before the rule and 29% with it.
+  // On 2026-11-30 data written again while in L2 took the dirty lines' own
+  // curve (kL2DirtyCurveShare, l2_sets.hpp): flash1 fp32 16 heads N 5120 d 64
+  // rewrites its O at about 0.65 of the curve's room in each half and sends
+  // the curve's tail back between rewrites, DRAM writes +14.97% -> +15.05%
+  // (+177 KB of 263 MB); its known miss was raised to that, the rule and not
+  // a defect (the rmw probe at that footprint, M10 and M16 at F = 20: the
+  // model 0.01 to 0.02 MiB a pass, the GPU 0.00).
   for (const RecordedSet& set :
        {RecordedSet{"h200-2026-11-28-rewrite-clean-holdout.csv", "h200-2026-11-22-measured.toml",
                     "h200-2026-11-28-rewrite-clean-holdout-misses.csv", 12},
@@ -275,7 +290,13 @@ TEST_CASE("recorded runs: shapes held out from the GPUs' small-grid halves and 6
   // naive); 4 placements a point. DRAM in bar, reads / writes: fasim 14 / 11
   // of 27, the candidate 15 / 12. Not kept then: 64-way sets break the L2
   // microbenchmarks (test_l2_probes.cpp). Taken on 2026-11-29 with every
-  // grid size's measured order (the next test): 15 / 11.
+  // grid size's measured order (the next test): 15 / 11. On 2026-11-30 data
+  // written again while in L2 took the dirty lines' own curve
+  // (kL2DirtyCurveShare, l2_sets.hpp): flash1 fp32 16 heads N 2560 d 128
+  // rewrites its O at about 0.65 of the curve's room in each half and sends
+  // the curve's tail back between rewrites, DRAM writes +12.88% -> +12.94%
+  // (+207 KB of 376 MB); its known miss was raised to that, the rule and not
+  // a defect (as the rewrite-clean hold-out's N 5120 d 64 above).
   check_ratchet({"h200-2026-11-28-small-grid-holdout.csv", "h200-2026-11-22-measured.toml",
                  "h200-2026-11-28-small-grid-holdout-misses.csv", 27});
 }
