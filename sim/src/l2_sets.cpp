@@ -99,20 +99,19 @@ std::uint64_t SetL2Cache::next_stamp() {
 
 void SetL2Cache::stamp_written(Entry& e) {
   unstamp_written(e);
-  if (write_stamp_ + 1 >= written_.t.size()) {  // out of stamps: number them again, oldest first
-    std::vector<Entry*> stamped;
-    for (Lru* l : {&near_, &far_})
-      for (Entry& x : *l)
-        if (x.wstamp > 0) stamped.push_back(&x);
-    std::sort(stamped.begin(), stamped.end(), [](const Entry* a, const Entry* b) { return a->wstamp < b->wstamp; });
-    written_.t.assign(std::max<std::size_t>(std::size_t{1} << 12, 4 * stamped.size()), 0);
-    write_stamp_ = 0;
-    for (Entry* x : stamped) {
-      x->wstamp = ++write_stamp_;
-      written_.add(x->wstamp, x->wbytes);
+  if (by_write_.size() + 1 >= written_.t.size()) {  // out of stamps: number them again, oldest first
+    std::size_t n = 0;
+    for (Entry* x : by_write_)
+      if (x != nullptr) by_write_[n++] = x;
+    by_write_.resize(n);
+    written_.t.assign(std::max<std::size_t>(std::size_t{1} << 12, 4 * n), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      by_write_[i]->wstamp = i + 1;
+      written_.add(i + 1, by_write_[i]->wbytes);
     }
   }
-  e.wstamp = ++write_stamp_;
+  by_write_.push_back(&e);
+  e.wstamp = by_write_.size();
   e.wbytes = e.bytes;
   write_total_ += e.bytes;
   e.wtotal = write_total_;
@@ -124,6 +123,7 @@ void SetL2Cache::unstamp_written(Entry& e) {
   if (e.wstamp == 0) return;
   written_.add(e.wstamp, -e.wbytes);
   written_bytes_ -= e.wbytes;
+  by_write_[e.wstamp - 1] = nullptr;
   e.wstamp = 0;
 }
 
@@ -224,7 +224,9 @@ void SetL2Cache::use(Lru::iterator it) {
 }
 
 SetL2Cache::Lru::iterator SetL2Cache::insert(const TileKey& key, std::int64_t bytes) {
-  near_.push_front(Entry{.bytes = bytes, .key = key});
+  near_.emplace_front();  // built in place: a temporary copied in costs more than the rest of insert()
+  near_.front().bytes = bytes;
+  near_.front().key = key;
   index_.insert(key, near_.begin());
   near_bytes_ += bytes;
   return near_.begin();

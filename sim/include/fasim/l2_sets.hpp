@@ -120,7 +120,7 @@ class SetL2Cache {
     double dirty = 0;        // share of the bytes dirty when last used
     double backed = 0;       // share of those written back since (counted)
     std::uint64_t stamp = 0;    // in far_: when it left near_
-    std::uint64_t wstamp = 0;  // in written_: its last write (0: clean, not there)
+    std::uint64_t wstamp = 0;  // in written_ and by_write_: its last write (0: clean, not there)
     std::int64_t wbytes = 0;   // its bytes there
     std::int64_t wtotal = 0;   // write_total_ just after its last write
     double dirty_base = 1;     // dirty_aged() when dirty was last set: the dirty curve counts from there
@@ -223,7 +223,7 @@ class SetL2Cache {
   // to count the dirty bytes written since (the dirty lines' own curve).
   double dirty_room_;
   Fenwick written_;
-  std::uint64_t write_stamp_ = 0;
+  std::vector<Entry*> by_write_;  // the tile with each write stamp at stamp - 1 (null: no longer dirty)
   std::int64_t written_bytes_ = 0;
   std::int64_t write_total_ = 0;  // bytes of every write so far (dirty_aged()'s bound)
   double sure_written_ = 0;       // dirty bytes written after a line that surely leave it dirty
