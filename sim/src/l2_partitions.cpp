@@ -67,10 +67,13 @@ PartitionedL2::PartitionedL2(std::int64_t capacity_bytes, std::int64_t partition
                              std::int64_t sector_bytes, std::int64_t ways, double dirty_share, double clean_share)
     : sms_(std::max<std::int64_t>(sms, 1)), sector_(std::max<std::int64_t>(sector_bytes, 1)) {
   const std::int64_t p = std::max<std::int64_t>(partitions, 1);
-  if (ways > 0)
-    sets_.assign(static_cast<std::size_t>(p), SetL2Cache(capacity_bytes / p, static_cast<int>(ways), dirty_share, clean_share));
-  else
+  if (ways > 0) {  // SetL2Cache is not copied (it points into its own lists): built in place
+    sets_.reserve(static_cast<std::size_t>(p));
+    for (std::int64_t k = 0; k < p; ++k)
+      sets_.emplace_back(capacity_bytes / p, static_cast<int>(ways), dirty_share, clean_share);
+  } else {
     parts_.assign(static_cast<std::size_t>(p), L2Cache(capacity_bytes / p, dirty_share, clean_share));
+  }
 }
 
 std::int64_t PartitionedL2::partition_of(std::int64_t sm) const {

@@ -87,6 +87,14 @@ class SetL2Cache {
   SetL2Cache(std::int64_t capacity_bytes, int ways, double dirty_share = kL2DirtyShare,
              double clean_share = kL2CleanShare, double written_aging = kL2WrittenAging,
              double rewritten_clean = kL2RewrittenCleanShare, double dirty_curve = kL2DirtyCurveShare);
+  /// @brief Not copied: its index and dirty lists point into its own LRU
+  /// lists. Moved, they stay valid (a moved list keeps its nodes).
+  SetL2Cache(const SetL2Cache&) = delete;
+  SetL2Cache& operator=(const SetL2Cache&) = delete;
+  /// @brief Moves the cache; the lists keep their nodes.
+  SetL2Cache(SetL2Cache&&) noexcept = default;
+  /// @brief Moves the cache into this one; the lists keep their nodes.
+  SetL2Cache& operator=(SetL2Cache&&) noexcept = default;
 
   /// @brief A read of `bytes` of tile `key`, whose size is `tile_bytes` (0:
   /// the read is the whole tile): the share still in L2 hits.
