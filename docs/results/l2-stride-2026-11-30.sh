@@ -3,8 +3,8 @@
 # under ncu, DRAM metrics alone (clocks and caches left as they are), 3
 # placements. Writes $OUT/stride.csv (ncu's rows with the probe's PROBE
 # lines), stride.err and gpu.txt; l2-stride-2026-11-30.py makes the tables.
-# With `subsets`: the probe's subsets mode (masks and random halves), to
-# $OUT/stride-subsets.csv and .err.
+# With `subsets` (masks and random halves) or `mix` (a run, a random half,
+# half and half): that mode of the probe, to $OUT/stride-MODE.csv and .err.
 set -u
 R=docs/results; B=$(mktemp -d); OUT=${OUT:-/tmp}
 nvidia-smi --query-gpu=name,pci.bus_id,driver_version --format=csv,noheader | tee "$OUT"/gpu.txt

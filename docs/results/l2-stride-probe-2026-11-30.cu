@@ -24,6 +24,10 @@
 // 0; two bits, their XOR held at 0), or at random (a hash of u and a seed):
 // S/F<MiB>/x<M, hex>/p<placement> or S/F<MiB>/r<seed>/p<placement>. Is it
 // any subset but a run that the L2 holds less well, or the bits?
+// `./stride PLACEMENTS mix`: F = 24 to 40 MiB as one run (S/F<MiB>/run),
+// a random half of a 2F buffer's units (r1), and half and half: F/2 as one
+// run, then F/2 as a random half of the next F (m1). Does a run mixed with
+// a scattered subset add as two kinds of data?
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -88,7 +92,7 @@ __global__ void flush_k(const uint4* p, size_t n) {
   if (acc == 0x9E3779B9u) g_sink = acc;
 }
 
-unsigned mix(unsigned x) {  // a 32-bit finaliser: every input bit moves every output bit
+unsigned mix_hash(unsigned x) {  // a 32-bit finaliser: every input bit moves every output bit
   x ^= x >> 16;
   x *= 0x7feb352du;
   x ^= x >> 15;
@@ -99,6 +103,7 @@ unsigned mix(unsigned x) {  // a 32-bit finaliser: every input bit moves every o
 int main(int argc, char** argv) {
   const int placements = argc > 1 ? std::atoi(argv[1]) : 1;
   const bool subsets = argc > 2 && std::string(argv[2]) == "subsets";
+  const bool mix = argc > 2 && std::string(argv[2]) == "mix";
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   CK(cudaFuncSetAttribute(read_k, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
@@ -117,6 +122,37 @@ int main(int argc, char** argv) {
       for (int pass = 0; pass < 2; ++pass) flush_k<<<sms * 8, 256>>>(reinterpret_cast<uint4*>(scratch), 240 * kMiB / 16);
       CK(cudaDeviceSynchronize());
     };
+    // Reads the listed units of buf (the first per * sms of them) as the sequence `name`.
+    auto run_list = [&](const std::vector<unsigned>& list, size_t per, const char* name) {
+      CK(cudaMemcpy(units, list.data(), per * sms * sizeof(unsigned), cudaMemcpyHostToDevice));
+      flush();
+      for (int pass = 1; pass <= 4; ++pass) {
+        std::printf("PROBE %s pass=%d\n", name, pass);
+        list_k<<<sms, 256, kShared>>>(buf, per, units);
+        CK(cudaGetLastError());
+        CK(cudaDeviceSynchronize());
+      }
+    };
+    if (mix) {
+      for (const int f : {24, 28, 32, 36, 40}) {
+        const size_t per = static_cast<size_t>(f) * kMiB / kUnit / sms, all = 2 * static_cast<size_t>(f) * kMiB / kUnit;
+        for (const char* kind : {"run", "r1", "m1"}) {
+          std::vector<unsigned> list;
+          const std::string k = kind;
+          for (unsigned u = 0; u < all && list.size() < per * sms; ++u) {
+            const bool random_half = (mix_hash(u * 4 + 1) & 1) == 0;
+            if (k == "run") list.push_back(u);
+            else if (k == "r1" && random_half) list.push_back(u);
+            else if (k == "m1" && (u < per * sms / 2 || (u >= all / 4 && random_half))) list.push_back(u);
+          }
+          if (list.size() < per * sms) continue;
+          char name[64];
+          std::snprintf(name, sizeof name, "S/F%d/%s/p%d", f, kind, placement);
+          run_list(list, per, name);
+        }
+      }
+      continue;
+    }
     if (subsets) {
       // masks over u's bits (bit 0 of u is address bit 12): single bits, pairs, a run of them
       const unsigned masks[] = {0x1, 0x10, 0x100, 0x3, 0x5, 0x11, 0x101, 0x110, 0x30, 0x300, 0x7, 0x1ff};
@@ -125,7 +161,7 @@ int main(int argc, char** argv) {
         for (int k = 0; k < 16; ++k) {  // 12 masks, then seeds 1 to 4
           std::vector<unsigned> list;
           for (unsigned u = 0; u < all; ++u) {
-            const bool in = k < 12 ? __builtin_parity(u & masks[k]) == 0 : (mix(u * 4 + (k - 11)) & 1) == 0;
+            const bool in = k < 12 ? __builtin_parity(u & masks[k]) == 0 : (mix_hash(u * 4 + (k - 11)) & 1) == 0;
             if (in) list.push_back(u);
           }
           if (list.size() < per * sms) continue;  // (every listed subset is half the units)
