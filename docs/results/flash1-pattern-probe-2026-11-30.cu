@@ -367,6 +367,16 @@ void variant_sequences(int placement) {
   }
 }
 
+// Prints the BLOCKS line of sequence `name`: the SM of each of the last
+// kernel's first `blocks` blocks.
+void print_blocks(const char* name, int blocks) {
+  unsigned bs[1024];
+  CK(cudaMemcpyFromSymbol(bs, g_block_sm, blocks * sizeof(unsigned)));
+  std::printf("BLOCKS %s %d:", name, blocks);
+  for (int i = 0; i < blocks; ++i) std::printf(" %u", bs[i]);
+  std::printf("\n");
+}
+
 // `edge`: the L2's edge, finer. flash1's pattern (fp16, d = 128, Br = Bc =
 // 64, launch style, no spin) as F1, F1-nokv and F1-ro at N = 384 to 640,
 // and R132 (each block its own rows, read only) at F = 36 to 48 MiB.
@@ -389,11 +399,7 @@ void grid_sequences(int placement) {
       const Flash g = f;
       sequence(
           name, "launch", (n + 63) / 64, 0, [&](const Run& r) { flash_k<1><<<heads, 256, kShared>>>(g, r); }, heads);
-      unsigned bs[1024];
-      CK(cudaMemcpyFromSymbol(bs, g_block_sm, heads * sizeof(unsigned)));
-      std::printf("BLOCKS %s %d:", name, heads);
-      for (int i = 0; i < heads; ++i) std::printf(" %u", bs[i]);
-      std::printf("\n");
+      print_blocks(name, heads);
     }
   }
 }
@@ -545,11 +551,7 @@ void bits_sequences(int placement) {
       std::snprintf(name, sizeof name, "F1/N%d/d128/br64/bc64/h%d/p%d/launch/spin0", n, heads, placement);
       const Flash g = b.f;
       sequence(name, "launch", (n + 63) / 64, 0, [&](const Run& r) { flash_k<1><<<sms, 256, kShared>>>(g, r); });
-      unsigned bs[1024];
-      CK(cudaMemcpyFromSymbol(bs, g_block_sm, heads * sizeof(unsigned)));
-      std::printf("BLOCKS %s %d:", name, heads);
-      for (int i = 0; i < heads; ++i) std::printf(" %u", bs[i]);
-      std::printf("\n");
+      print_blocks(name, heads);
     }
   }
 }
@@ -575,11 +577,7 @@ void layout_sequences(int placement) {
       const Flash g = f;
       sequence(
           name, "launch", n / bc, 0, [&](const Run& r) { flash_k<1><<<heads, 256, kShared>>>(g, r); }, heads);
-      unsigned bs[1024];
-      CK(cudaMemcpyFromSymbol(bs, g_block_sm, heads * sizeof(unsigned)));
-      std::printf("BLOCKS %s %d:", name, heads);
-      for (int i = 0; i < heads; ++i) std::printf(" %u", bs[i]);
-      std::printf("\n");
+      print_blocks(name, heads);
     }
   }
 }

@@ -164,18 +164,11 @@ int main(int argc, char** argv) {
             const bool in = k < 12 ? __builtin_parity(u & masks[k]) == 0 : (mix_hash(u * 4 + (k - 11)) & 1) == 0;
             if (in) list.push_back(u);
           }
-          if (list.size() < per * sms) continue;  // (every listed subset is half the units)
-          CK(cudaMemcpy(units, list.data(), per * sms * sizeof(unsigned), cudaMemcpyHostToDevice));
+          if (list.size() < per * sms) continue;  // (a random half may fall a little short)
           char name[64];
           if (k < 12) std::snprintf(name, sizeof name, "S/F%d/x%x/p%d", f, masks[k], placement);
           else std::snprintf(name, sizeof name, "S/F%d/r%d/p%d", f, k - 11, placement);
-          flush();
-          for (int pass = 1; pass <= 4; ++pass) {
-            std::printf("PROBE %s pass=%d\n", name, pass);
-            list_k<<<sms, 256, kShared>>>(buf, per, units);
-            CK(cudaGetLastError());
-            CK(cudaDeviceSynchronize());
-          }
+          run_list(list, per, name);
         }
       }
       continue;
