@@ -28,6 +28,12 @@
 // a random half of a 2F buffer's units (r1), and half and half: F/2 as one
 // run, then F/2 as a random half of the next F (m1). Does a run mixed with
 // a scattered subset add as two kinds of data?
+// `./stride PLACEMENTS stream`: 132 blocks re-read R = 33 MiB as one run
+// (24.75 MiB a half with the copies, as flash1's Q and O at N = 512 with
+// 132 heads), and before that, each pass, read S MiB never read again: one
+// run a pass (S/F33/s<S>c), or 16 KiB every 128 KiB as flash1's K_j of
+// every head (S/F33/s<S>k). 6 passes. Does a read-once stream cost the
+// re-read run more than its bytes, and does its layout matter?
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -51,6 +57,27 @@ constexpr int kShared = 115968;  // one block an SM
 }  // namespace
 
 __device__ unsigned long long g_sink;
+
+// Pass `pass`: block k reads its share of the stream (`stream_per` 4 KiB
+// units, new ones every pass; `strided`: 16 KiB of every 128 KiB), then its
+// own `per` units of the run at `base`.
+__global__ void stream_k(const char* base, size_t per, const char* stream, size_t stream_per, bool strided,
+                         int pass) {
+  extern __shared__ unsigned keep[];
+  unsigned acc = 0;
+  for (size_t k = 0; k < stream_per; ++k) {
+    const size_t u = (static_cast<size_t>(pass) * gridDim.x + blockIdx.x) * stream_per + k;
+    const size_t at = strided ? (u / 4) * 128 * 1024 + (u % 4) * kUnit : u * kUnit;
+    const uint4 x = __ldcg(reinterpret_cast<const uint4*>(stream + at) + threadIdx.x);
+    acc ^= x.x ^ x.y ^ x.z ^ x.w;
+  }
+  for (size_t k = 0; k < per; ++k) {
+    const uint4 x = __ldcg(reinterpret_cast<const uint4*>(base + (blockIdx.x * per + k) * kUnit) + threadIdx.x);
+    acc ^= x.x ^ x.y ^ x.z ^ x.w;
+  }
+  if (threadIdx.x == 0) keep[0] = acc;
+  if (acc == 0x9E3779B9u) g_sink = acc + keep[0];
+}
 
 // Block k reads units [k * per, (k + 1) * per) of the subset listed in `units`.
 __global__ void list_k(const char* base, size_t per, const unsigned* units) {
@@ -104,10 +131,12 @@ int main(int argc, char** argv) {
   const int placements = argc > 1 ? std::atoi(argv[1]) : 1;
   const bool subsets = argc > 2 && std::string(argv[2]) == "subsets";
   const bool mix = argc > 2 && std::string(argv[2]) == "mix";
+  const bool streams = argc > 2 && std::string(argv[2]) == "stream";
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   CK(cudaFuncSetAttribute(read_k, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
   CK(cudaFuncSetAttribute(list_k, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
+  CK(cudaFuncSetAttribute(stream_k, cudaFuncAttributeMaxDynamicSharedMemorySize, kShared));
   unsigned* units = nullptr;
   CK(cudaMalloc(&units, 2 * 40 * kMiB / kUnit * sizeof(unsigned)));
   char* scratch = nullptr;
@@ -133,6 +162,27 @@ int main(int argc, char** argv) {
         CK(cudaDeviceSynchronize());
       }
     };
+    if (streams) {
+      char* stream = nullptr;  // 6 passes of at most 8 MiB, strided over 8 times that
+      CK(cudaMalloc(&stream, 6 * 8 * 8 * kMiB));
+      CK(cudaMemset(stream, 1, 6 * 8 * 8 * kMiB));
+      const size_t per = 33 * kMiB / kUnit / sms;
+      for (const auto& [s_mib, strided] : {std::pair{0, false}, std::pair{1, false}, std::pair{2, false},
+                                           std::pair{4, false}, std::pair{8, false}, std::pair{4, true},
+                                           std::pair{8, true}}) {
+        const size_t stream_per = static_cast<size_t>(s_mib) * kMiB / kUnit / sms;
+        char name[64];
+        std::snprintf(name, sizeof name, "S/F33/s%d%c/p%d", s_mib, strided ? 'k' : 'c', placement);
+        flush();
+        for (int pass = 1; pass <= 6; ++pass) {
+          std::printf("PROBE %s pass=%d\n", name, pass);
+          stream_k<<<sms, 256, kShared>>>(buf, per, stream, stream_per, strided, pass - 1);
+          CK(cudaGetLastError());
+          CK(cudaDeviceSynchronize());
+        }
+      }
+      continue;
+    }
     if (mix) {
       for (const int f : {24, 28, 32, 36, 40}) {
         const size_t per = static_cast<size_t>(f) * kMiB / kUnit / sms, all = 2 * static_cast<size_t>(f) * kMiB / kUnit;
