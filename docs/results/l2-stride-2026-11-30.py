@@ -20,7 +20,8 @@ def long_form(path):
     for line in open(path):
         if line.startswith('PROBE '):
             name, p = line.split()[1], line.split()[2].split('=')[1]
-            _, f, subset, pl = name.split('/')
+            parts = name.split('/')  # S/F../SUBSET[/two|/shift]/pK
+            f, subset, pl = parts[1], '/'.join(parts[2:-1]), parts[-1]
             labels.append((f[1:], subset, pl[1:], p))
         elif line.startswith('"'):
             rows.append(line)

@@ -33,7 +33,11 @@
 // 132 heads), and before that, each pass, read S MiB never read again: one
 // run a pass (S/F33/s<S>c), or 16 KiB every 128 KiB as flash1's K_j of
 // every head (S/F33/s<S>k). 6 passes. Does a read-once stream cost the
-// re-read run more than its bytes, and does its layout matter?
+// re-read run more than its bytes, and does its layout matter? Then, as
+// flash1's Q and O, the 33 MiB as two tensors of 16.5 MiB read unit by unit
+// in turn (S/F33/s<S><c|k>/two), and with the second moved 1 MiB + 68 KiB
+// within its allocation (.../shift): do two tensors at the same page
+// offsets beside a stream lose more?
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -62,7 +66,7 @@ __device__ unsigned long long g_sink;
 // units, new ones every pass; `strided`: 16 KiB of every 128 KiB), then its
 // own `per` units of the run at `base`.
 __global__ void stream_k(const char* base, size_t per, const char* stream, size_t stream_per, bool strided,
-                         int pass) {
+                         int pass, const char* second) {
   extern __shared__ unsigned keep[];
   unsigned acc = 0;
   for (size_t k = 0; k < stream_per; ++k) {
@@ -71,10 +75,14 @@ __global__ void stream_k(const char* base, size_t per, const char* stream, size_
     const uint4 x = __ldcg(reinterpret_cast<const uint4*>(stream + at) + threadIdx.x);
     acc ^= x.x ^ x.y ^ x.z ^ x.w;
   }
-  for (size_t k = 0; k < per; ++k) {
-    const uint4 x = __ldcg(reinterpret_cast<const uint4*>(base + (blockIdx.x * per + k) * kUnit) + threadIdx.x);
-    acc ^= x.x ^ x.y ^ x.z ^ x.w;
-  }
+  // With `second`, the run is two tensors of per / 2 units a block, read in turn.
+  const size_t own = second ? per / 2 : per;
+  for (size_t k = 0; k < own; ++k)
+    for (const char* t : {base, second}) {
+      if (!t) continue;
+      const uint4 x = __ldcg(reinterpret_cast<const uint4*>(t + (blockIdx.x * own + k) * kUnit) + threadIdx.x);
+      acc ^= x.x ^ x.y ^ x.z ^ x.w;
+    }
   if (threadIdx.x == 0) keep[0] = acc;
   if (acc == 0x9E3779B9u) g_sink = acc + keep[0];
 }
@@ -167,16 +175,26 @@ int main(int argc, char** argv) {
       CK(cudaMalloc(&stream, 6 * 8 * 8 * kMiB));
       CK(cudaMemset(stream, 1, 6 * 8 * 8 * kMiB));
       const size_t per = 33 * kMiB / kUnit / sms;
-      for (const auto& [s_mib, strided] : {std::pair{0, false}, std::pair{1, false}, std::pair{2, false},
-                                           std::pair{4, false}, std::pair{8, false}, std::pair{4, true},
-                                           std::pair{8, true}}) {
-        const size_t stream_per = static_cast<size_t>(s_mib) * kMiB / kUnit / sms;
+      char* second = nullptr;  // the second tensor: 16.5 MiB, and room to move it
+      CK(cudaMalloc(&second, 18 * kMiB));
+      CK(cudaMemset(second, 1, 18 * kMiB));
+      struct Kind {
+        int s_mib;
+        bool strided;
+        int tensors;  // 1: one run; 2: two tensors at the same page offsets; 3: the second moved
+      };
+      for (const Kind& k : {Kind{0, false, 1}, Kind{1, false, 1}, Kind{2, false, 1}, Kind{4, false, 1},
+                            Kind{8, false, 1}, Kind{4, true, 1}, Kind{8, true, 1}, Kind{0, false, 2},
+                            Kind{4, false, 2}, Kind{4, true, 2}, Kind{4, true, 3}}) {
+        const size_t stream_per = static_cast<size_t>(k.s_mib) * kMiB / kUnit / sms;
+        const char* two = k.tensors == 1 ? nullptr : second + (k.tensors == 3 ? kMiB + 68 * 1024 : 0);
         char name[64];
-        std::snprintf(name, sizeof name, "S/F33/s%d%c/p%d", s_mib, strided ? 'k' : 'c', placement);
+        std::snprintf(name, sizeof name, "S/F33/s%d%c%s/p%d", k.s_mib, k.strided ? 'k' : 'c',
+                      k.tensors == 1 ? "" : k.tensors == 2 ? "/two" : "/shift", placement);
         flush();
         for (int pass = 1; pass <= 6; ++pass) {
           std::printf("PROBE %s pass=%d\n", name, pass);
-          stream_k<<<sms, 256, kShared>>>(buf, per, stream, stream_per, strided, pass - 1);
+          stream_k<<<sms, 256, kShared>>>(buf, per, stream, stream_per, k.strided, pass - 1, two);
           CK(cudaGetLastError());
           CK(cudaDeviceSynchronize());
         }
