@@ -35,7 +35,8 @@
 // MAP`: 16 heads split 16/0 to 0/16 over the halves (split_sequences);
 // `many MAP`: more blocks or more streamed a pass (many_sequences); `bits
 // MAP`: each head's half chosen by a bit of its number (bits_sequences);
-// `layout`: K and V laid out by key block (layout_sequences).
+// `layout`: K and V laid out by key block (layout_sequences); `parts`:
+// without l and m, or without V (parts_sequences).
 // Only kernels instantiated with <1> are profiled, in the order of the PROBE
 // lines. Each placement allocates new buffers, the earlier ones still held.
 #include <cuda_runtime.h>
@@ -73,6 +74,8 @@ struct Flash {  // one head per block: n rows of `row` uint4 words per tensor
   bool kv = true;      // read K_j and V_j (else only Q, O, l, m)
   bool write = true;   // write O, l and m back (else they are only read)
   int kv_heads = 0;    // > 0: K and V laid out by key block, then head (all heads' K_j one run; N a multiple of Bc)
+  bool lm = true;      // read and write l and m (else neither)
+  bool v = true;       // read V_j as well as K_j (else K_j only)
 };
 struct Plain {  // the rmw probe: each block its own contiguous chunks
   uint4* p;
@@ -154,20 +157,20 @@ __device__ void flash_pass(const Flash& f, int j, long long spin_ns, unsigned& a
   const int kv_rows = min(f.bc, f.n - j * f.bc);
   const size_t kv_at = f.kv_heads > 0 ? (static_cast<size_t>(j) * f.kv_heads + h) * f.bc : head + j * f.bc;
   touch(f.k + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
-  touch(f.v + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
+  touch(f.v + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv && f.v, false, acc);
   __syncthreads();
   for (int i0 = r0; i0 < r1; i0 += f.br) {
     const int rows = min(f.br, r1 - i0);
     const size_t at = (qo + i0) * f.row, words = static_cast<size_t>(rows) * f.row;
     touch(f.q + at, words, true, false, acc);
     touch(f.o + at, words, j > 0, false, acc);
-    touch_f(f.l + head + i0, rows, j > 0, false, acc);
-    touch_f(f.m + head + i0, rows, j > 0, false, acc);
+    touch_f(f.l + head + i0, rows, j > 0 && f.lm, false, acc);
+    touch_f(f.m + head + i0, rows, j > 0 && f.lm, false, acc);
     __syncthreads();
     spin(spin_ns);
     touch(f.o + at, words, false, f.write, acc);
-    touch_f(f.l + head + i0, rows, false, f.write, acc);
-    touch_f(f.m + head + i0, rows, false, f.write, acc);
+    touch_f(f.l + head + i0, rows, false, f.write && f.lm, acc);
+    touch_f(f.m + head + i0, rows, false, f.write && f.lm, acc);
     __syncthreads();
   }
 }
@@ -582,6 +585,28 @@ void layout_sequences(int placement) {
   }
 }
 
+// `parts`: which of flash1's parts beside Q and O costs the extra reads
+// with 132 heads? fp16, d = 128, Br = Bc = 64, N = 512 and 576, launch
+// style, no spin, blocks where the GPU puts them: F1, without l and m
+// (F1-nolm), with K_j but no V_j (F1-konly), and both (F1-nolm-konly).
+void parts_sequences(int placement) {
+  for (const int n : {512, 576}) {
+    FlashBuffers b = FlashBuffers::make(sms, n, 128, 64, 64);
+    CK(cudaDeviceSynchronize());
+    Flash nolm = b.f, konly = b.f, both = b.f;
+    nolm.lm = both.lm = false;
+    konly.v = both.v = false;
+    for (const auto& [tag, f] : {std::pair{"F1", b.f}, std::pair{"F1-nolm", nolm}, std::pair{"F1-konly", konly},
+                                 std::pair{"F1-nolm-konly", both}}) {
+      char name[96];
+      std::snprintf(name, sizeof name, "%s/N%d/d128/br64/bc64/h%d/p%d/launch/spin0", tag, n, sms, placement);
+      const Flash g = f;
+      sequence(name, "launch", (n + 63) / 64, 0, [&](const Run& r) { flash_k<1><<<sms, 256, kShared>>>(g, r); });
+      print_blocks(name, sms);
+    }
+  }
+}
+
 void edge_sequences(int placement) {
   for (const int n : {384, 448, 512, 576, 640}) {
     FlashBuffers b = FlashBuffers::make(sms, n, 128, 64, 64);
@@ -627,6 +652,7 @@ int main(int argc, char** argv) {
   const bool grid = argc > 2 && std::string(argv[2]) == "grid";
   const bool shifted = argc > 2 && std::string(argv[2]) == "shift";
   const bool layout = argc > 2 && std::string(argv[2]) == "layout";
+  const bool parts = argc > 2 && std::string(argv[2]) == "parts";
   const bool split = argc > 3 && std::string(argv[2]) == "split";
   const bool many = argc > 3 && std::string(argv[2]) == "many";
   const bool bits = argc > 3 && std::string(argv[2]) == "bits";
@@ -660,8 +686,9 @@ int main(int argc, char** argv) {
   stamps = fresh<unsigned long long>(1024 * (kMaxPasses + 1) * sizeof(unsigned long long));
   for (int placement = 0; placement < placements; ++placement) {
     // New buffers each placement, the earlier ones still held: new pages.
-    if (variants || edge || grid || shifted || split || many || bits || layout) {
+    if (variants || edge || grid || shifted || split || many || bits || layout || parts) {
       if (split) split_sequences(placement);
+      else if (parts) parts_sequences(placement);
       else if (layout) layout_sequences(placement);
       else if (bits) bits_sequences(placement);
       else if (many) many_sequences(placement);
