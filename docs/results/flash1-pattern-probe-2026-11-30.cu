@@ -75,7 +75,7 @@ struct Flash {  // one head per block: n rows of `row` uint4 words per tensor
   bool write = true;   // write O, l and m back (else they are only read)
   int kv_heads = 0;    // > 0: K and V laid out by key block, then head (all heads' K_j one run; N a multiple of Bc)
   bool lm = true;      // read and write l and m (else neither)
-  bool v = true;       // read V_j as well as K_j (else K_j only)
+  bool read_v = true;  // read V_j as well as K_j (else K_j only)
 };
 struct Plain {  // the rmw probe: each block its own contiguous chunks
   uint4* p;
@@ -157,7 +157,7 @@ __device__ void flash_pass(const Flash& f, int j, long long spin_ns, unsigned& a
   const int kv_rows = min(f.bc, f.n - j * f.bc);
   const size_t kv_at = f.kv_heads > 0 ? (static_cast<size_t>(j) * f.kv_heads + h) * f.bc : head + j * f.bc;
   touch(f.k + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
-  touch(f.v + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv && f.v, false, acc);
+  touch(f.v + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv && f.read_v, false, acc);
   __syncthreads();
   for (int i0 = r0; i0 < r1; i0 += f.br) {
     const int rows = min(f.br, r1 - i0);
@@ -595,7 +595,7 @@ void parts_sequences(int placement) {
     CK(cudaDeviceSynchronize());
     Flash nolm = b.f, konly = b.f, both = b.f;
     nolm.lm = both.lm = false;
-    konly.v = both.v = false;
+    konly.read_v = both.read_v = false;
     for (const auto& [tag, f] : {std::pair{"F1", b.f}, std::pair{"F1-nolm", nolm}, std::pair{"F1-konly", konly},
                                  std::pair{"F1-nolm-konly", both}}) {
       char name[96];
