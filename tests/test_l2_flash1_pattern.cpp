@@ -54,7 +54,8 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
   // The split, many and bits calls each measured their own SM map (the
   // split call's halves differ from the rmw call's at 36 SMs, not at the grid's).
   for (const std::string file : {"pattern", "pattern-variants", "pattern-edge", "pattern-grid", "pattern-split",
-                                 "pattern-many", "pattern-bits", "pattern-layout"}) {
+                                 "pattern-many", "pattern-bits", "pattern-layout",
+                                 "pattern-parts"}) {
     const bool own_map = file == "pattern-split" || file == "pattern-many" || file == "pattern-bits";
     const SmLayout halves =
         own_map ? read_sm_layout((kResults / ("h200-2026-11-30-flash1-" + file + "-sm-map.txt")).string()) : layout;
@@ -74,7 +75,8 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
       // The first pass reads all of Q and the K and V it has never seen.
       const double heads = static_cast<double>(p.heads > 0 ? p.heads : static_cast<std::int64_t>(on.size()));
       const double q_mb = heads * static_cast<double>(p.n * p.d * 2) / 1e6;
-      const double first = q_mb * (p.kv ? 1 + 2.0 * static_cast<double>(std::min(p.bc, p.n)) / p.n : 1);
+      const double streams = p.read_v ? 2.0 : 1.0;  // K_j and V_j, or K_j alone
+      const double first = q_mb * (p.kv ? 1 + streams * static_cast<double>(std::min(p.bc, p.n)) / p.n : 1);
       CHECK(passes[0].read_mb >= first - 1e-6);
       // Far from the edge (132 heads at N = 384, 16 at N = 3072) every line
       // fits, on the GPU and in the model.
@@ -86,10 +88,10 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
       ++sequences;
     }
   }
-  CHECK(sequences == 65);
-  // Ratchet, 2026-11-30 (64-way sets): 10.061 summed over the 65 sequences
+  CHECK(sequences == 73);
+  // Ratchet, 2026-11-30 (64-way sets): 11.019 summed over the 73 sequences
   // (4.453 over the first 31, 6.696 with the split call's 8, 9.671 with the
-  // many and bits calls' 20). With 132
+  // many and bits calls' 20, 10.061 with the layout call's 6). With 132
   // heads the model reads too little (F1 at N = 512 -8% to -21%; at N = 576
   // F1-nokv -38%, F1-ro -36%; F1-ro at 640 -42%), with 16 heads (12 next to
   // one L2 half) too much (F1 at N = 4096 +48%, F1-ro at 4608 +47%); 16
@@ -100,7 +102,7 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
   // heads (or pairs) there; the model, with no addresses, predicts 55.3 for
   // each. Lower it when the model learns which lines a half holds copies of.
   INFO("summed relative error " << error);
-  CHECK(error <= 10.07);
+  CHECK(error <= 11.02);
 }
 
 TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line", "[l2][probes]") {
@@ -117,7 +119,7 @@ TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line",
   bad("none.csv", header + "F1/N512/d128/br64/bc64,0,loop,spin0,all,1,1,,1:0.2/24.6\n",
       "holds no launch-style run with no spin");
   bad("name.csv", header + "F2/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n",
-      "name.csv:2: sequence 'F2/N512/d128/br64/bc64' is not F1 with tags -nokv, -ro, -together, -kvj, -aK, -bK, -qK or -wK");
+      "name.csv:2: sequence 'F2/N512/d128/br64/bc64' is not F1 with tags -nokv, -ro, -together, -kvj, -nolm, -konly, -aK, -bK, -qK or -wK");
   bad("tag.csv", header + "F1-x2/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n", "'F1-x2/N512/d128/br64/bc64' is not");
   bad("dash.csv", header + "F1-/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n", "'F1-/N512/d128/br64/bc64' is not");
   bad("q0.csv", header + "F1-q0/N512/d128/br64/bc64/h2,0,launch,spin0,1,1,1,,-\n", "'F1-q0/N512/d128/br64/bc64/h2' is not");

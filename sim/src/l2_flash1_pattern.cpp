@@ -20,12 +20,13 @@ Flash1Pattern parse_name(const std::string& name, const std::string& where) {
   std::stringstream s(name);
   for (std::string p; std::getline(s, p, '/');) parts.push_back(p);
   const std::string bad = where + ": sequence '" + name +
-                          "' is not F1 with tags -nokv, -ro, -together, -kvj, -aK, -bK, -qK or -wK, then /N../d../br../bc.. and an "
+                          "' is not F1 with tags -nokv, -ro, -together, -kvj, -nolm, -konly, -aK, -bK, -qK or -wK, then /N../d../br../bc.. and an "
                           "optional /hH (F1/N512/d128/br64/bc64, F1-nokv-w16/N576/d128/br64/bc64/h132)";
   if (parts.size() != 5 && parts.size() != 6) throw UserError(bad);
   Flash1Pattern p;
   p.name = name;
-  // F1 then tags, each after a '-': nokv, ro, together and kvj (other addresses, the same steps), aK, bK
+  // F1 then tags, each after a '-': nokv, ro, nolm, konly, together and kvj (other addresses, the same
+  // steps), aK, bK
   // (where the blocks ran: the SMs say), qK, wK.
   std::vector<std::string> tags;
   std::stringstream t(parts[0]);
@@ -37,6 +38,8 @@ Flash1Pattern parse_name(const std::string& name, const std::string& where) {
                          std::all_of(tag.begin() + 1, tag.end(), [](unsigned char c) { return std::isdigit(c); });
     if (tag == "nokv") p.kv = false;
     else if (tag == "ro") p.write = false;
+    else if (tag == "nolm") p.lm = false;
+    else if (tag == "konly") p.read_v = false;
     else if (tag != "together" && tag != "kvj" && !counted) throw UserError(bad);
     if (counted && (tag[0] == 'q' || tag[0] == 'w')) {
       const std::int64_t k = probe_csv::whole(tag.substr(1), 4096, "blocks", where);
@@ -142,20 +145,24 @@ std::vector<PatternPass> replay_flash1_pattern(const Flash1Pattern& p, const Dev
         };
         if (p.kv) {
           add(TensorId::K, c0, cols, cols * row, false);
-          add(TensorId::V, c0, cols, cols * row, false);
+          if (p.read_v) add(TensorId::V, c0, cols, cols * row, false);
         }
         for (std::int64_t r0 = w.r0; r0 < w.r1; r0 += p.br) {
           const std::int64_t rows = std::min(p.br, w.r1 - r0);
           add(TensorId::Q, r0, rows, rows * row, false);
           if (c0 > 0) {
             add(TensorId::O, r0, rows, rows * row, false);
-            add(TensorId::l, r0, rows, rows * 4, false);
-            add(TensorId::m, r0, rows, rows * 4, false);
+            if (p.lm) {
+              add(TensorId::l, r0, rows, rows * 4, false);
+              add(TensorId::m, r0, rows, rows * 4, false);
+            }
           }
           if (p.write) {
             add(TensorId::O, r0, rows, rows * row, true);
-            add(TensorId::l, r0, rows, rows * 4, true);
-            add(TensorId::m, r0, rows, rows * 4, true);
+            if (p.lm) {
+              add(TensorId::l, r0, rows, rows * 4, true);
+              add(TensorId::m, r0, rows, rows * 4, true);
+            }
           }
         }
       }
