@@ -16,11 +16,12 @@
 # SM map first), in 4 placements; with `bits`, each head's half chosen by
 # a bit of its number (the SM map first), in 4 placements; with `layout`,
 # K and V laid out by key block against flash1's layout, in 4 placements;
-# with `parts`, flash1's pattern without l and m, or without V, in 4.
+# with `parts`, flash1's pattern without l and m, or without V, in 4;
+# with `lm`, l and m read only or a head's on its own 4 KiB, in 4.
 # Run by the device tool from the repository root with the binaries carried
 # in build/gpu-carry (scripts/gpu-check.sh --prepare-carry). Everything goes
 # to $OUT/f1p.tgz: f1p.csv, f1p-variants.csv, f1p-edge.csv, f1p-grid.csv,
-# f1p-shift.csv, f1p-split.csv, f1p-many.csv, f1p-bits.csv, f1p-layout.csv or f1p-parts.csv (ncu's rows with the probe's PROBE, SKEW and
+# f1p-shift.csv, f1p-split.csv, f1p-many.csv, f1p-bits.csv, f1p-layout.csv, f1p-parts.csv or f1p-lm.csv (ncu's rows with the probe's PROBE, SKEW and
 # BLOCKS lines), its .err, gpu.txt, placements-*.json, sm-map.txt.
 set -u
 R=docs/results; B=$(mktemp -d); FINAL=${OUT:-/tmp}; OUT=$(mktemp -d)
@@ -42,6 +43,8 @@ elif [ "${1:-}" = grid ]; then
   probe f1p-grid 4 grid
 elif [ "${1:-}" = shift ]; then
   probe f1p-shift 4 shift
+elif [ "${1:-}" = lm ]; then
+  probe f1p-lm 4 lm
 elif [ "${1:-}" = parts ]; then
   probe f1p-parts 4 parts
 elif [ "${1:-}" = layout ]; then

@@ -36,7 +36,8 @@
 // `many MAP`: more blocks or more streamed a pass (many_sequences); `bits
 // MAP`: each head's half chosen by a bit of its number (bits_sequences);
 // `layout`: K and V laid out by key block (layout_sequences); `parts`:
-// without l and m, or without V (parts_sequences).
+// without l and m, or without V (parts_sequences); `lm`: l and m read
+// only, or a head's on its own 4 KiB (lm_sequences).
 // Only kernels instantiated with <1> are profiled, in the order of the PROBE
 // lines. Each placement allocates new buffers, the earlier ones still held.
 #include <cuda_runtime.h>
@@ -75,6 +76,8 @@ struct Flash {  // one head per block: n rows of `row` uint4 words per tensor
   bool write = true;   // write O, l and m back (else they are only read)
   int kv_heads = 0;    // > 0: K and V laid out by key block, then head (all heads' K_j one run; N a multiple of Bc)
   bool lm = true;      // read and write l and m (else neither)
+  bool lm_write = true;  // write l and m back (else only read)
+  int lm_stride = 0;   // floats from one head's l (and m) to the next: 0 is n
   bool read_v = true;  // read V_j as well as K_j (else K_j only)
 };
 struct Plain {  // the rmw probe: each block its own contiguous chunks
@@ -154,6 +157,7 @@ __device__ void stamp(const Run& r, int slot) {
 // Pass j of flash1's order for head h, query rows r0 .. r1 - 1.
 __device__ void flash_pass(const Flash& f, int j, long long spin_ns, unsigned& acc, int h, int r0, int r1) {
   const size_t head = static_cast<size_t>(h) * f.n, qo = static_cast<size_t>(h) * f.qo_head_rows;
+  const size_t lm = static_cast<size_t>(h) * (f.lm_stride > 0 ? f.lm_stride : f.n);
   const int kv_rows = min(f.bc, f.n - j * f.bc);
   const size_t kv_at = f.kv_heads > 0 ? (static_cast<size_t>(j) * f.kv_heads + h) * f.bc : head + j * f.bc;
   touch(f.k + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
@@ -164,13 +168,13 @@ __device__ void flash_pass(const Flash& f, int j, long long spin_ns, unsigned& a
     const size_t at = (qo + i0) * f.row, words = static_cast<size_t>(rows) * f.row;
     touch(f.q + at, words, true, false, acc);
     touch(f.o + at, words, j > 0, false, acc);
-    touch_f(f.l + head + i0, rows, j > 0 && f.lm, false, acc);
-    touch_f(f.m + head + i0, rows, j > 0 && f.lm, false, acc);
+    touch_f(f.l + lm + i0, rows, j > 0 && f.lm, false, acc);
+    touch_f(f.m + lm + i0, rows, j > 0 && f.lm, false, acc);
     __syncthreads();
     spin(spin_ns);
     touch(f.o + at, words, false, f.write, acc);
-    touch_f(f.l + head + i0, rows, false, f.write && f.lm, acc);
-    touch_f(f.m + head + i0, rows, false, f.write && f.lm, acc);
+    touch_f(f.l + lm + i0, rows, false, f.write && f.lm && f.lm_write, acc);
+    touch_f(f.m + lm + i0, rows, false, f.write && f.lm && f.lm_write, acc);
     __syncthreads();
   }
 }
@@ -607,6 +611,30 @@ void parts_sequences(int placement) {
   }
 }
 
+// `lm`: why do l and m cost the GPU more than their bytes? 132 heads,
+// N = 512 (fp16, d = 128, Br = Bc = 64, launch style, no spin, blocks where
+// the GPU puts them): F1 and F1-nolm again; l and m only read, never
+// written (F1-lmro); each head's l and m on its own 4 KiB (F1-lmpad: 2 KiB
+// used of 4, so no 4 KiB chunk holds two heads' rows); both (F1-lmro-lmpad).
+void lm_sequences(int placement) {
+  FlashBuffers b = FlashBuffers::make(sms, 512, 128, 64, 64);
+  float* l_pad = fresh<float>(static_cast<size_t>(sms) * 1024 * 4);
+  float* m_pad = fresh<float>(static_cast<size_t>(sms) * 1024 * 4);
+  CK(cudaDeviceSynchronize());
+  Flash nolm = b.f, ro = b.f, pad = b.f, ro_pad = b.f;
+  nolm.lm = false;
+  ro.lm_write = ro_pad.lm_write = false;
+  for (Flash* f : {&pad, &ro_pad}) f->l = l_pad, f->m = m_pad, f->lm_stride = 1024;
+  for (const auto& [tag, f] : {std::pair{"F1", b.f}, std::pair{"F1-nolm", nolm}, std::pair{"F1-lmro", ro},
+                               std::pair{"F1-lmpad", pad}, std::pair{"F1-lmro-lmpad", ro_pad}}) {
+    char name[96];
+    std::snprintf(name, sizeof name, "%s/N512/d128/br64/bc64/h%d/p%d/launch/spin0", tag, sms, placement);
+    const Flash g = f;
+    sequence(name, "launch", 8, 0, [&](const Run& r) { flash_k<1><<<sms, 256, kShared>>>(g, r); });
+    print_blocks(name, sms);
+  }
+}
+
 void edge_sequences(int placement) {
   for (const int n : {384, 448, 512, 576, 640}) {
     FlashBuffers b = FlashBuffers::make(sms, n, 128, 64, 64);
@@ -653,6 +681,7 @@ int main(int argc, char** argv) {
   const bool shifted = argc > 2 && std::string(argv[2]) == "shift";
   const bool layout = argc > 2 && std::string(argv[2]) == "layout";
   const bool parts = argc > 2 && std::string(argv[2]) == "parts";
+  const bool lm_mode = argc > 2 && std::string(argv[2]) == "lm";
   const bool split = argc > 3 && std::string(argv[2]) == "split";
   const bool many = argc > 3 && std::string(argv[2]) == "many";
   const bool bits = argc > 3 && std::string(argv[2]) == "bits";
@@ -686,8 +715,9 @@ int main(int argc, char** argv) {
   stamps = fresh<unsigned long long>(1024 * (kMaxPasses + 1) * sizeof(unsigned long long));
   for (int placement = 0; placement < placements; ++placement) {
     // New buffers each placement, the earlier ones still held: new pages.
-    if (variants || edge || grid || shifted || split || many || bits || layout || parts) {
+    if (variants || edge || grid || shifted || split || many || bits || layout || parts || lm_mode) {
       if (split) split_sequences(placement);
+      else if (lm_mode) lm_sequences(placement);
       else if (parts) parts_sequences(placement);
       else if (layout) layout_sequences(placement);
       else if (bits) bits_sequences(placement);
