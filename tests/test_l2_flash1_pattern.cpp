@@ -55,7 +55,7 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
   // split call's halves differ from the rmw call's at 36 SMs, not at the grid's).
   for (const std::string file : {"pattern", "pattern-variants", "pattern-edge", "pattern-grid", "pattern-split",
                                  "pattern-many", "pattern-bits", "pattern-layout",
-                                 "pattern-parts"}) {
+                                 "pattern-parts", "pattern-lm"}) {
     const bool own_map = file == "pattern-split" || file == "pattern-many" || file == "pattern-bits";
     const SmLayout halves =
         own_map ? read_sm_layout((kResults / ("h200-2026-11-30-flash1-" + file + "-sm-map.txt")).string()) : layout;
@@ -88,10 +88,11 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
       ++sequences;
     }
   }
-  CHECK(sequences == 73);
-  // Ratchet, 2026-11-30 (64-way sets): 11.019 summed over the 73 sequences
+  CHECK(sequences == 78);
+  // Ratchet, 2026-11-30 (64-way sets): 11.655 summed over the 78 sequences
   // (4.453 over the first 31, 6.696 with the split call's 8, 9.671 with the
-  // many and bits calls' 20, 10.061 with the layout call's 6). With 132
+  // many and bits calls' 20, 10.061 with the layout call's 6, 11.019 with
+  // the parts call's 8). With 132
   // heads the model reads too little (F1 at N = 512 -8% to -21%; at N = 576
   // F1-nokv -38%, F1-ro -36%; F1-ro at 640 -42%), with 16 heads (12 next to
   // one L2 half) too much (F1 at N = 4096 +48%, F1-ro at 4608 +47%); 16
@@ -102,7 +103,7 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
   // heads (or pairs) there; the model, with no addresses, predicts 55.3 for
   // each. Lower it when the model learns which lines a half holds copies of.
   INFO("summed relative error " << error);
-  CHECK(error <= 11.02);
+  CHECK(error <= 11.66);
 }
 
 TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line", "[l2][probes]") {
@@ -119,7 +120,8 @@ TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line",
   bad("none.csv", header + "F1/N512/d128/br64/bc64,0,loop,spin0,all,1,1,,1:0.2/24.6\n",
       "holds no launch-style run with no spin");
   bad("name.csv", header + "F2/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n",
-      "name.csv:2: sequence 'F2/N512/d128/br64/bc64' is not F1 with tags -nokv, -ro, -together, -kvj, -nolm, -konly, -aK, -bK, -qK or -wK");
+      "name.csv:2: sequence 'F2/N512/d128/br64/bc64' is not F1 with tags -nokv, -ro, -together, -kvj, -nolm, -lmro, -lmpad, -konly, -aK, -bK, -qK or "
+      "-wK");
   bad("tag.csv", header + "F1-x2/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n", "'F1-x2/N512/d128/br64/bc64' is not");
   bad("dash.csv", header + "F1-/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n", "'F1-/N512/d128/br64/bc64' is not");
   bad("q0.csv", header + "F1-q0/N512/d128/br64/bc64/h2,0,launch,spin0,1,1,1,,-\n", "'F1-q0/N512/d128/br64/bc64/h2' is not");

@@ -20,13 +20,14 @@ Flash1Pattern parse_name(const std::string& name, const std::string& where) {
   std::stringstream s(name);
   for (std::string p; std::getline(s, p, '/');) parts.push_back(p);
   const std::string bad = where + ": sequence '" + name +
-                          "' is not F1 with tags -nokv, -ro, -together, -kvj, -nolm, -konly, -aK, -bK, -qK or -wK, then /N../d../br../bc.. and an "
-                          "optional /hH (F1/N512/d128/br64/bc64, F1-nokv-w16/N576/d128/br64/bc64/h132)";
+                          "' is not F1 with tags -nokv, -ro, -together, -kvj, -nolm, -lmro, -lmpad, -konly, -aK, "
+                          "-bK, -qK or -wK, then /N../d../br../bc.. and an optional /hH (F1/N512/d128/br64/bc64, "
+                          "F1-nokv-w16/N576/d128/br64/bc64/h132)";
   if (parts.size() != 5 && parts.size() != 6) throw UserError(bad);
   Flash1Pattern p;
   p.name = name;
-  // F1 then tags, each after a '-': nokv, ro, nolm, konly, together and kvj (other addresses, the same
-  // steps), aK, bK
+  // F1 then tags, each after a '-': nokv, ro, nolm, lmro, konly, together, kvj and lmpad (other
+  // addresses, the same steps), aK, bK
   // (where the blocks ran: the SMs say), qK, wK.
   std::vector<std::string> tags;
   std::stringstream t(parts[0]);
@@ -39,8 +40,9 @@ Flash1Pattern parse_name(const std::string& name, const std::string& where) {
     if (tag == "nokv") p.kv = false;
     else if (tag == "ro") p.write = false;
     else if (tag == "nolm") p.lm = false;
+    else if (tag == "lmro") p.lm_write = false;
     else if (tag == "konly") p.read_v = false;
-    else if (tag != "together" && tag != "kvj" && !counted) throw UserError(bad);
+    else if (tag != "together" && tag != "kvj" && tag != "lmpad" && !counted) throw UserError(bad);
     if (counted && (tag[0] == 'q' || tag[0] == 'w')) {
       const std::int64_t k = probe_csv::whole(tag.substr(1), 4096, "blocks", where);
       if (k == 0) throw UserError(bad);
@@ -159,7 +161,7 @@ std::vector<PatternPass> replay_flash1_pattern(const Flash1Pattern& p, const Dev
           }
           if (p.write) {
             add(TensorId::O, r0, rows, rows * row, true);
-            if (p.lm) {
+            if (p.lm && p.lm_write) {
               add(TensorId::l, r0, rows, rows * 4, true);
               add(TensorId::m, r0, rows, rows * 4, true);
             }

@@ -9,7 +9,8 @@
 // never writes O, l or m (only reads them), F1-together keeps each head's
 // Q and O side by side in one buffer and F1-kvj lays K and V out by key
 // block, then head (the same steps to the model, which has no addresses);
-// F1-nolm leaves out l and m, F1-konly reads K_j but not V_j. Others change who does the work: F1-aK puts K of 16
+// F1-nolm leaves out l and m, F1-lmro only reads them, F1-lmpad puts each
+// head's on its own 4 KiB (the same steps), F1-konly reads K_j but not V_j. Others change who does the work: F1-aK puts K of 16
 // heads' blocks next to one L2 half, F1-bK puts each head next to the half
 // bit K of its number names (for both, only the SMs listed differ), F1-qK
 // splits each head's query rows over K blocks (they share the head's K and
@@ -41,6 +42,7 @@ struct Flash1Pattern {
   bool kv = true;               ///< K_j and V_j read (not F1-nokv)
   bool write = true;            ///< O, l and m written back (not F1-ro)
   bool lm = true;               ///< l and m read and written (not F1-nolm)
+  bool lm_write = true;         ///< l and m written back (not F1-lmro: only read)
   bool read_v = true;           ///< V_j read beside K_j (not F1-konly)
   std::vector<double> gpu_mb;   ///< DRAM MB read over all passes, one per placement
   std::vector<std::int64_t> sm_of_block;  ///< the SM of each block, where the probe recorded it
@@ -53,7 +55,7 @@ struct Flash1Pattern {
 /// summed over its passes, per placement, and its blocks' SMs (placement
 /// 0's) where given. A sequence is F1[-variant]/N../d../br../bc.. with an
 /// optional /hH (H heads), the variant one or more of nokv, ro, together,
-/// kvj, nolm, konly, aK, bK, qK and wK. Throws UserError naming the file and line of anything else.
+/// kvj, nolm, lmro, lmpad, konly, aK, bK, qK and wK. Throws UserError naming the file and line of anything else.
 std::vector<Flash1Pattern> read_flash1_pattern(const std::string& path);
 
 /// @brief DRAM MB (10^6 bytes, as the probe's tables) of one pass.
