@@ -52,7 +52,9 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
   double error = 0;  // summed |model - GPU median| / GPU median, over the sequences
   int sequences = 0;
   // The split, many and bits calls each measured their own SM map (the
-  // split call's halves differ from the rmw call's at 36 SMs, not at the grid's).
+  // split call's halves differ from the rmw call's at 36 SMs, not at the
+  // grid's); the others take the rmw call's. FASIM_PATTERN_TABLE=1 prints
+  // each sequence's GPU and model figures (the write-ups' tables).
   for (const std::string file : {"pattern", "pattern-variants", "pattern-edge", "pattern-grid", "pattern-split",
                                  "pattern-many", "pattern-bits", "pattern-layout",
                                  "pattern-parts", "pattern-lm"}) {

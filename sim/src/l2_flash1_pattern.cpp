@@ -26,9 +26,9 @@ Flash1Pattern parse_name(const std::string& name, const std::string& where) {
   if (parts.size() != 5 && parts.size() != 6) throw UserError(bad);
   Flash1Pattern p;
   p.name = name;
-  // F1 then tags, each after a '-': nokv, ro, nolm, lmro, konly, together, kvj and lmpad (other
-  // addresses, the same steps), aK, bK
-  // (where the blocks ran: the SMs say), qK, wK.
+  // F1 then tags, each after a '-': nokv, ro, nolm, lmro and konly change the steps; together, kvj
+  // and lmpad only the addresses, aK and bK only where the blocks ran (the SMs say); qK and wK who
+  // does which head.
   std::vector<std::string> tags;
   std::stringstream t(parts[0]);
   for (std::string tag; std::getline(t, tag, '-');) tags.push_back(tag);
