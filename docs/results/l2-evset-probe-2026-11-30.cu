@@ -1,0 +1,380 @@
+// L2 eviction-set probe (2026-11-30): which lines share an L2 set with a
+// given line, and how many ways does a set have?
+//
+// fasim's L2 model gives each half's sets a random (Poisson) share of the
+// lines; the GPU places them by a hash of the address, so a contiguous run
+// fills every set alike and other subsets unevenly (l2-stride-2026-11-30.md).
+// This probe finds the hash's sets directly, from one SM (one block):
+//  1. Calibration: the latency of a line just read (a hit) and of one read
+//     again after 96 MiB of other lines (DRAM); `evicted` below means
+//     slower than halfway.
+//  2. A test: read target x; read a list of candidate lines (1024 threads,
+//     each load consumed before the barrier); time one dependent load of x.
+//     Three launches; evicted if at least two were slow.
+//  3. Reduction (group elimination, as in Vila et al., "Theory and Practice
+//     of Finding Eviction Sets", 2019): start from every line of a 96 MiB
+//     region (it evicts x), halve while a half still evicts, then drop one
+//     of G chunks at a time while the rest still evicts, then single lines.
+//     What is left evicts x and no line of it can go: a minimal eviction set
+//     E. Under LRU within a set, |E| is the ways.
+//  4. Members: with E less one line (E'), a group of lines G evicts x exactly
+//     when G holds a line of x's set. Splitting groups that do, from all of
+//     the 128 MiB around x, finds every line of x's set there; their address
+//     differences from x show which address bits the set index reads and
+//     whether it is linear (differences closed under XOR).
+//  5. Evenness: x's set's lines homed in its half, counted per window of
+//     2 to 32 MiB (EVEN).
+//  6. Replacement: from one thread, cyclic reads of n lines of x's set
+//     homed in x's half (hits per round), and LRU against FIFO.
+// Output: CAL, then per target TARGET, SIZE (the reduction), E, MEMBER
+// (differences from x, in bytes), BITS (single-bit differences tested
+// beyond the 128 MiB), a summary, EVEN, POLICY, CYCLIC and ORDER.
+// Build: nvcc -O2 -gencode=arch=compute_90,code=sm_90 -o evset l2-evset-probe-2026-11-30.cu
+// Run:   ./evset [targets]   (no ncu; caches and clocks left as they are)
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#define CK(x)                                                                \
+  do {                                                                       \
+    cudaError_t e = (x);                                                     \
+    if (e != cudaSuccess) {                                                  \
+      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__);  \
+      std::exit(1);                                                          \
+    }                                                                        \
+  } while (0)
+
+namespace {
+constexpr size_t kMiB = size_t{1} << 20;
+constexpr size_t kLine = 128;
+constexpr size_t kBuffer = 1024 * kMiB;         // lines are 32-bit indices into it
+constexpr size_t kMemberRegion = 128 * kMiB;    // x's set searched here (x inside, aligned)
+constexpr size_t kPoolStart = 512 * kMiB;       // the first candidates
+constexpr size_t kPoolBytes = 96 * kMiB;
+constexpr int kThreads = 1024;
+constexpr int kReps = 3;
+}  // namespace
+
+__device__ unsigned smid() {
+  unsigned s;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+  return s;
+}
+
+// One block: read line x, then every candidate line, then time a dependent read of x.
+__global__ void test_k(const char* buf, unsigned x, const unsigned* cand, unsigned n, long long* cycles,
+                       unsigned* sm) {
+  __shared__ volatile unsigned keep[kThreads];
+  if (threadIdx.x == 0) keep[0] = __ldcg(reinterpret_cast<const unsigned*>(buf + size_t{x} * kLine));
+  __syncthreads();
+  unsigned acc = 0;
+  for (unsigned i = threadIdx.x; i < n; i += blockDim.x)
+    acc ^= __ldcg(reinterpret_cast<const unsigned*>(buf + size_t{cand[i]} * kLine));
+  keep[threadIdx.x] = acc;  // waits for this thread's loads
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  const unsigned dep = keep[1] & 0x80000000u;  // 0: buffer is zero, but the compiler cannot know
+  long long t0, t1;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0)::"memory");
+  const unsigned v = __ldcg(reinterpret_cast<const unsigned*>(buf + size_t{x} * kLine + dep));
+  keep[0] = v;  // waits for the load
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t1)::"memory");
+  *cycles = t1 - t0;
+  *sm = smid();
+}
+
+// Thread 0 reads lines[0..n) in order, one dependent load each, and times each.
+__global__ void seq_k(const char* buf, const unsigned* lines, unsigned n, unsigned* cycles) {
+  __shared__ volatile unsigned keep[2];
+  if (threadIdx.x != 0) return;
+  unsigned dep = 0;
+  for (unsigned i = 0; i < n; ++i) {
+    long long t0, t1;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0)::"memory");
+    const unsigned v = __ldcg(reinterpret_cast<const unsigned*>(buf + size_t{lines[i]} * kLine + (dep & 0x80000000u)));
+    keep[0] = v;  // waits for the load
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t1)::"memory");
+    dep = v;
+    cycles[i] = static_cast<unsigned>(t1 - t0);
+  }
+}
+
+namespace {
+char* g_buf = nullptr;
+unsigned* g_cand = nullptr;
+long long* g_cycles = nullptr;
+unsigned* g_sm = nullptr;
+long long g_threshold = 0;
+long long g_tests = 0;
+
+long long time_once(unsigned x, const std::vector<unsigned>& c) {
+  if (!c.empty()) CK(cudaMemcpy(g_cand, c.data(), c.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
+  test_k<<<1, kThreads>>>(g_buf, x, g_cand, static_cast<unsigned>(c.size()), g_cycles, g_sm);
+  CK(cudaGetLastError());
+  long long t = 0;
+  CK(cudaMemcpy(&t, g_cycles, sizeof t, cudaMemcpyDeviceToHost));
+  return t;
+}
+
+// x evicted by the lines c: at least two of three launches slow.
+bool evicts(unsigned x, const std::vector<unsigned>& c) {
+  ++g_tests;
+  if (!c.empty()) CK(cudaMemcpy(g_cand, c.data(), c.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
+  int slow = 0;
+  for (int r = 0; r < kReps; ++r) {
+    test_k<<<1, kThreads>>>(g_buf, x, g_cand, static_cast<unsigned>(c.size()), g_cycles, g_sm);
+    long long t = 0;
+    CK(cudaMemcpy(&t, g_cycles, sizeof t, cudaMemcpyDeviceToHost));
+    slow += t > g_threshold;
+    if (slow >= 2 || slow + (kReps - 1 - r) < 2) break;  // decided
+  }
+  return slow >= 2;
+}
+
+std::vector<unsigned> without(const std::vector<unsigned>& c, size_t from, size_t to) {
+  std::vector<unsigned> out(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(from));
+  out.insert(out.end(), c.begin() + static_cast<std::ptrdiff_t>(to), c.end());
+  return out;
+}
+
+// A minimal eviction set for x out of c (which must evict x), or empty.
+std::vector<unsigned> reduce(unsigned x, std::vector<unsigned> c, std::mt19937& rng) {
+  std::printf("SIZE start %zu\n", c.size());
+  while (c.size() > 4096) {  // halve while a half evicts
+    std::shuffle(c.begin(), c.end(), rng);
+    const size_t h = c.size() / 2;
+    std::vector<unsigned> a(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(h));
+    if (evicts(x, a)) { c.swap(a); continue; }
+    std::vector<unsigned> b(c.begin() + static_cast<std::ptrdiff_t>(h), c.end());
+    if (evicts(x, b)) { c.swap(b); continue; }
+    break;
+  }
+  std::printf("SIZE halved %zu tests %lld\n", c.size(), g_tests);
+  size_t groups = 128;
+  int stuck = 0;
+  while (c.size() > groups) {
+    std::shuffle(c.begin(), c.end(), rng);
+    bool dropped = false;
+    for (size_t g = 0; g < groups && !dropped; ++g) {
+      const size_t from = c.size() * g / groups, to = c.size() * (g + 1) / groups;
+      std::vector<unsigned> rest = without(c, from, to);
+      if (evicts(x, rest)) { c.swap(rest); dropped = true; }
+    }
+    if (!dropped) {
+      if (++stuck > 3) { groups *= 2; stuck = 0; }
+      if (groups > 1024) break;
+    }
+  }
+  std::printf("SIZE grouped %zu tests %lld\n", c.size(), g_tests);
+  for (size_t i = 0; i < c.size();) {  // single lines
+    std::vector<unsigned> rest = without(c, i, i + 1);
+    if (evicts(x, rest)) c.swap(rest); else ++i;
+  }
+  std::printf("SIZE minimal %zu tests %lld\n", c.size(), g_tests);
+  return c;
+}
+
+// Lines of g that share x's set (with e_less, one line short of evicting x).
+void members(unsigned x, const std::vector<unsigned>& e_less, const std::vector<unsigned>& g,
+             std::vector<unsigned>& found) {
+  if (g.empty()) return;
+  std::vector<unsigned> c = e_less;
+  c.insert(c.end(), g.begin(), g.end());
+  if (!evicts(x, c)) return;
+  if (g.size() == 1) { found.push_back(g[0]); return; }
+  const size_t h = g.size() / 2;
+  members(x, e_less, std::vector<unsigned>(g.begin(), g.begin() + static_cast<std::ptrdiff_t>(h)), found);
+  members(x, e_less, std::vector<unsigned>(g.begin() + static_cast<std::ptrdiff_t>(h), g.end()), found);
+}
+
+// The cycles of each read of `lines`, in order (one launch, one thread).
+std::vector<unsigned> run_seq(const std::vector<unsigned>& lines) {
+  unsigned* cyc = nullptr;
+  CK(cudaMalloc(&cyc, lines.size() * sizeof(unsigned)));
+  CK(cudaMemcpy(g_cand, lines.data(), lines.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
+  seq_k<<<1, 32>>>(g_buf, g_cand, static_cast<unsigned>(lines.size()), cyc);
+  CK(cudaGetLastError());
+  std::vector<unsigned> out(lines.size());
+  CK(cudaMemcpy(out.data(), cyc, out.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  CK(cudaFree(cyc));
+  return out;
+}
+
+// Home-half parity of a byte offset (l2-home-map-2026-11-30.md): bits 12,
+// 13, 15, 17, 19 and every bit above 20 of the address.
+int home_parity(size_t addr) {
+  const size_t mask = (size_t{1} << 12) | (size_t{1} << 13) | (size_t{1} << 15) | (size_t{1} << 17) |
+                      (size_t{1} << 19) | ~((size_t{1} << 21) - 1);
+  return __builtin_popcountll(addr & mask) & 1;
+}
+
+// Replacement within x's set, from one thread, lines all homed in x's half
+// (`same`, x first): cyclic reads of n of them (LRU misses every read once
+// n > ways); then LRU against FIFO (fill, re-read the first, one new line:
+// LRU evicts the second, FIFO the first).
+void policy(const std::vector<unsigned>& same, size_t ways) {
+  const size_t have = same.size();
+  std::printf("POLICY %zu lines of x's set homed in x's half, %zu ways\n", have, ways);
+  auto hit = [](unsigned c) { return static_cast<long long>(c) <= g_threshold; };
+  for (size_t n : {ways / 2, ways - 1, ways, ways + 1, ways + 2, ways + 4, ways + 8, have}) {
+    if (n > have || n == 0) continue;
+    std::vector<unsigned> seq;
+    const int rounds = 8;
+    for (int r = 0; r < rounds; ++r) seq.insert(seq.end(), same.begin(), same.begin() + static_cast<std::ptrdiff_t>(n));
+    const std::vector<unsigned> c = run_seq(seq);
+    std::printf("CYCLIC n=%zu hits per round:", n);
+    for (int r = 0; r < rounds; ++r) {
+      int h = 0;
+      for (size_t i = 0; i < n; ++i) h += hit(c[static_cast<size_t>(r) * n + i]);
+      std::printf(" %d", h);
+    }
+    std::printf("  (last round cycles:");
+    for (size_t i = 0; i < std::min<size_t>(n, 24); ++i) std::printf(" %u", c[(rounds - 1) * n + i]);
+    std::printf(")\n");
+  }
+  if (have < 2 * ways + 2) return;
+  // Reset: ways other lines; then a0..a(w-1), a0 again, a(w); then time a0 (trial A) or a1 (trial B).
+  for (int trial = 0; trial < 2; ++trial) {
+    int slow = 0;
+    for (int rep = 0; rep < 5; ++rep) {
+      std::vector<unsigned> seq(same.begin() + static_cast<std::ptrdiff_t>(ways + 1),
+                                same.begin() + static_cast<std::ptrdiff_t>(2 * ways + 1));  // reset
+      for (size_t i = 0; i < ways; ++i) seq.push_back(same[i]);
+      seq.push_back(same[0]);
+      seq.push_back(same[ways]);
+      seq.push_back(same[static_cast<size_t>(trial)]);
+      const std::vector<unsigned> c = run_seq(seq);
+      slow += !hit(c.back());
+    }
+    std::printf("ORDER a%d missed in %d of 5 (LRU: a0 stays, a1 leaves; FIFO: a0 leaves, a1 stays)\n", trial, slow);
+  }
+}
+
+// Rank over GF(2) of the differences (as line numbers).
+int rank2(std::vector<unsigned> v) {
+  int r = 0;
+  for (int bit = 31; bit >= 0; --bit) {
+    auto it = std::find_if(v.begin() + r, v.end(), [bit](unsigned a) { return (a >> bit) & 1u; });
+    if (it == v.end()) continue;
+    std::swap(*it, v[static_cast<size_t>(r)]);
+    for (size_t i = 0; i < v.size(); ++i)
+      if (i != static_cast<size_t>(r) && ((v[i] >> bit) & 1u)) v[i] ^= v[static_cast<size_t>(r)];
+    ++r;
+  }
+  return r;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int targets = argc > 1 ? std::atoi(argv[1]) : 3;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a line at a time: a run cut short keeps what it found
+  CK(cudaMalloc(&g_buf, kBuffer));
+  CK(cudaMemset(g_buf, 0, kBuffer));
+  CK(cudaMalloc(&g_cand, (kBuffer / kLine) * sizeof(unsigned)));
+  CK(cudaMalloc(&g_cycles, sizeof(long long)));
+  CK(cudaMalloc(&g_sm, sizeof(unsigned)));
+  CK(cudaDeviceSynchronize());
+  std::printf("BUF va=%p\n", static_cast<void*>(g_buf));
+
+  // Calibration: hits (x just read, nothing after) and x read again after
+  // the 96 MiB pool (from DRAM).
+  std::vector<long long> hit, cold;
+  const unsigned cold0 = static_cast<unsigned>((900 * kMiB) / kLine);
+  for (int i = 0; i < 64; ++i) hit.push_back(time_once(static_cast<unsigned>(i * 977), {}));
+  // Evicted: x read, then the whole 96 MiB pool, then x timed.
+  std::vector<unsigned> pool;
+  for (size_t off = kPoolStart; off < kPoolStart + kPoolBytes; off += kLine) pool.push_back(static_cast<unsigned>(off / kLine));
+  for (int i = 0; i < 16; ++i) cold.push_back(time_once(cold0 + static_cast<unsigned>(i) * 977u, pool));
+  std::sort(hit.begin(), hit.end());
+  std::sort(cold.begin(), cold.end());
+  unsigned sm = 0;
+  CK(cudaMemcpy(&sm, g_sm, sizeof sm, cudaMemcpyDeviceToHost));
+  // DRAM reads take 460 cycles and up (an open HBM page) to over 1000: a
+  // threshold halfway to the median DRAM read would call the quick ones hits.
+  g_threshold = hit.back() + (cold.front() - hit.back()) / 3;
+  std::printf("CAL sm=%u hit min %lld median %lld max %lld; evicted by 96 MiB: min %lld median %lld max %lld; threshold %lld\n",
+              sm, hit.front(), hit[hit.size() / 2], hit.back(), cold.front(), cold[cold.size() / 2], cold.back(),
+              g_threshold);
+
+  std::mt19937 rng(12345);
+  for (int t = 0; t < targets; ++t) {
+    // Targets in the first 128 MiB, each homed where line 0 is (a line homed
+    // in the other half is evicted only from both; the pool cannot be halved).
+    size_t xoff = t == 0 ? 0 : t == 1 ? 0x3000 : (static_cast<size_t>(t) * 1234567 % (kMemberRegion / kLine)) * kLine;
+    if (home_parity(xoff) != home_parity(0)) xoff ^= 4096;
+    const unsigned x = static_cast<unsigned>(xoff / kLine);
+    const long long tests0 = g_tests;
+    std::printf("TARGET %d x=0x%zx\n", t, xoff);
+    if (!evicts(x, pool)) { std::printf("TARGET %d: the 96 MiB pool does not evict x; skipped\n", t); continue; }
+    std::vector<unsigned> e = reduce(x, pool, rng);
+    std::printf("E %zu lines:", e.size());
+    std::vector<unsigned> sorted = e;
+    std::sort(sorted.begin(), sorted.end());
+    for (unsigned l : sorted) std::printf(" 0x%zx", size_t{l} * kLine);
+    std::printf("\n");
+    if (e.empty() || !evicts(x, e)) { std::printf("E does not evict x again; skipped\n"); continue; }
+    int kept = 0;  // E less one line should not evict
+    for (size_t i = 0; i < std::min<size_t>(e.size(), 8); ++i) kept += !evicts(x, without(e, i, i + 1));
+    std::printf("CHECK E evicts; E less one line keeps x in %d of %zu tries\n", kept, std::min<size_t>(e.size(), 8));
+    const std::vector<unsigned> e_less = without(e, 0, 1);
+    // Every line of the 128 MiB around x but x and E less one.
+    std::vector<unsigned> region;
+    const unsigned r0 = static_cast<unsigned>((xoff / kMemberRegion) * kMemberRegion / kLine);
+    for (unsigned l = r0; l < r0 + kMemberRegion / kLine; ++l)
+      if (l != x && std::find(e_less.begin(), e_less.end(), l) == e_less.end()) region.push_back(l);
+    std::vector<unsigned> found;
+    members(x, e_less, region, found);
+    std::sort(found.begin(), found.end());
+    std::vector<unsigned> diffs;
+    for (unsigned l : found) {
+      diffs.push_back(l ^ x);
+      std::printf("MEMBER 0x%zx diff 0x%zx\n", size_t{l} * kLine, size_t{l ^ x} * kLine);
+    }
+    // Closed under XOR? Every pair's XOR (as a difference) should be a member too.
+    size_t pairs = 0, closed = 0;
+    for (size_t i = 0; i < diffs.size(); ++i)
+      for (size_t j = i + 1; j < diffs.size(); ++j) {
+        ++pairs;
+        closed += std::find(diffs.begin(), diffs.end(), diffs[i] ^ diffs[j]) != diffs.end();
+      }
+    std::printf("LINEAR pairs %zu closed %zu rank %d\n", pairs, closed, rank2(diffs));
+    // Single-bit differences beyond the region: x ^ 2^b lines for b = 27..29.
+    for (int b = 27; b < 30; ++b) {
+      const unsigned y = x ^ static_cast<unsigned>((size_t{1} << b) / kLine);
+      std::vector<unsigned> c = e_less;
+      c.push_back(y);
+      std::printf("BITS bit %d same set %d\n", b, evicts(x, c) ? 1 : 0);
+    }
+    std::printf("TARGET %d done: %zu ways, %zu members in 128 MiB, %lld tests\n", t, e.size(), found.size(),
+                g_tests - tests0);
+    // How evenly x's set takes the lines of a run: members homed in x's half
+    // per window of w bytes (a hash that spreads runs evenly: the same count
+    // in every window; random: Poisson, variance = mean).
+    for (size_t w : {2 * kMiB, 4 * kMiB, 8 * kMiB, 16 * kMiB, 32 * kMiB}) {
+      std::vector<int> per(kMemberRegion / w, 0);
+      for (unsigned l : found)
+        if (home_parity(size_t{l} * kLine) == home_parity(xoff)) ++per[(size_t{l} * kLine % kMemberRegion) / w];
+      ++per[(xoff % kMemberRegion) / w];  // x itself
+      double m = 0, v = 0;
+      for (int c : per) m += c;
+      m /= static_cast<double>(per.size());
+      for (int c : per) v += (c - m) * (c - m);
+      v /= static_cast<double>(per.size());
+      std::printf("EVEN window %zu MiB: mean %.2f variance %.2f counts", w / kMiB, m, v);
+      for (int c : per) std::printf(" %d", c);
+      std::printf("\n");
+    }
+    std::vector<unsigned> same{x};  // x's set, homed in x's half
+    for (unsigned l : e) found.push_back(l);
+    for (unsigned l : found)
+      if (home_parity(size_t{l} * kLine) == home_parity(xoff)) same.push_back(l);
+    policy(same, e.size());
+  }
+  return 0;
+}
