@@ -165,6 +165,7 @@ int main(int argc, char** argv) {
     }
     std::sort(tot.begin(), tot.end());
     std::vector<double> g = p.gpu_mb; std::sort(g.begin(), g.end());
-    std::printf("%-40s GPU %6.1f (%5.1f-%5.1f)  sim %6.1f (%5.1f-%5.1f)  pass4 %.2f\n", p.name.c_str(), g[g.size() / 2], g.front(), g.back(), tot[1], tot[0], tot[2], per0.size() > 3 ? per0[3] : 0.0);
+    const double med = g.size() % 2 ? g[g.size() / 2] : (g[g.size() / 2 - 1] + g[g.size() / 2]) / 2;
+    std::printf("%-40s GPU %6.1f (%5.1f-%5.1f)  sim %6.1f (%5.1f-%5.1f)  pass4 %.2f\n", p.name.c_str(), med, g.front(), g.back(), tot[1], tot[0], tot[2], per0.size() > 3 ? per0[3] : 0.0);
   }
 }
