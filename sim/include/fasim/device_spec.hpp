@@ -20,6 +20,10 @@ namespace fasim {
 /// the GPU's own-rows re-reads (docs/results/readers-2026-11-29.md). Over
 /// the 29 recorded sets CI holds, DRAM writes in bar went from 467 to 483 of
 /// 700, reads from 658 to 654 (small-grid-placement-2026-11-28.md).
+/// The H200's own sets, measured since (docs/results/l2-evset-2026-11-30.md),
+/// have 16 ways, LRU, and an address index that gives every set its share
+/// of a run to within a line; the model's sets are random, so 64 random
+/// ways stand in for 16 even ones (a run turns over as sharply).
 inline constexpr std::int64_t kL2Ways = 64;
 /// @brief The most ways a profile may give: beyond it, a set is as good as
 /// fully associative (0 ways), and its table of chances costs more to build.

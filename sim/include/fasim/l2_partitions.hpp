@@ -9,10 +9,11 @@
 //    blocks share a home and every aligned 8 KiB splits exactly in two;
 //    smaller or unaligned tiles split evenly on average only
 //    (docs/results/l2-home-map-2026-11-30.md). Within a half, lines spread
-//    over the sets at random here; on the GPU their place follows address
-//    bits 8 to at least 20, so copies of a strided subset of addresses can
-//    crowd part of a half, which this model cannot see (flash1-pattern-
-//    2026-11-30.md, "Which heads, not how many");
+//    over the sets at random here; on the GPU a half is 15,360 sets of 16
+//    ways, LRU, and a line's set is a (non-linear) function of its address
+//    that spreads any run evenly (l2-evset-2026-11-30.md), so copies of a
+//    strided subset of addresses can crowd part of a half, which this model
+//    cannot see (flash1-pattern-2026-11-30.md, "Which heads, not how many");
 //  - an SM sits next to one partition (SM s: partition s mod P, unless
 //    set_sm_partitions gives the measured map). The GPUs measured pair SMs
 //    by TPC and give each half 66 of 132 SMs, and they deal consecutive
