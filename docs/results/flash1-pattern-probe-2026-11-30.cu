@@ -49,14 +49,7 @@
 #include <tuple>
 #include <vector>
 
-#define CK(x)                                                                \
-  do {                                                                       \
-    cudaError_t e = (x);                                                     \
-    if (e != cudaSuccess) {                                                  \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__);  \
-      std::exit(1);                                                          \
-    }                                                                        \
-  } while (0)
+#include "probe_common.cuh"
 
 __device__ unsigned long long g_sink;
 __device__ unsigned g_block_sm[1024];  // the SM each block of the last kernel ran on

@@ -18,14 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CK(x)                                                                \
-  do {                                                                       \
-    cudaError_t e = (x);                                                     \
-    if (e != cudaSuccess) {                                                  \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__);  \
-      std::exit(1);                                                          \
-    }                                                                        \
-  } while (0)
+#include "probe_common.cuh"
 
 __device__ unsigned long long g_sink;
 

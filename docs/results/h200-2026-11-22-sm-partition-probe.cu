@@ -20,23 +20,10 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                \
-  do {                                                                       \
-    cudaError_t e = (x);                                                     \
-    if (e != cudaSuccess) {                                                  \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__);  \
-      std::exit(1);                                                          \
-    }                                                                        \
-  } while (0)
+#include "probe_common.cuh"
 
 constexpr int kLines = 512;      // lines per SM
 constexpr int kWordsPerLine = 32;  // 128-byte lines of 4-byte words
-
-__device__ unsigned smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
 
 __global__ void flush_k(const uint4* p, size_t n, unsigned long long* sink) {
   unsigned acc = 0;

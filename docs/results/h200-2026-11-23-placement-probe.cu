@@ -17,20 +17,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                \
-  do {                                                                       \
-    cudaError_t e = (x);                                                     \
-    if (e != cudaSuccess) {                                                  \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__);  \
-      std::exit(1);                                                          \
-    }                                                                        \
-  } while (0)
-
-__device__ unsigned smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
+#include "probe_common.cuh"
 
 __global__ void place_k(unsigned* block_sm, long long wait_cycles) {
   extern __shared__ unsigned keep[];

@@ -41,14 +41,7 @@
 #include <random>
 #include <vector>
 
-#define CK(x)                                                                \
-  do {                                                                       \
-    cudaError_t e = (x);                                                     \
-    if (e != cudaSuccess) {                                                  \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__);  \
-      std::exit(1);                                                          \
-    }                                                                        \
-  } while (0)
+#include "probe_common.cuh"
 
 namespace {
 constexpr size_t kMiB = size_t{1} << 20;
@@ -60,12 +53,6 @@ constexpr size_t kPoolBytes = 96 * kMiB;
 constexpr int kThreads = 1024;
 constexpr int kReps = 3;
 }  // namespace
-
-__device__ unsigned smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
 
 // One block: read line x, then every candidate line, then time a dependent read of x.
 __global__ void test_k(const char* buf, unsigned x, const unsigned* cand, unsigned n, long long* cycles,

@@ -34,14 +34,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                \
-  do {                                                                       \
-    cudaError_t e = (x);                                                     \
-    if (e != cudaSuccess) {                                                  \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__);  \
-      std::exit(1);                                                          \
-    }                                                                        \
-  } while (0)
+#include "probe_common.cuh"
 
 namespace {
 constexpr size_t kMiB = size_t{1} << 20;
@@ -50,12 +43,6 @@ constexpr size_t kChunk = 8 * kMiB;
 constexpr size_t kPage = 2 * kMiB;
 constexpr int kCalLines = 512;  // calibration lines per SM
 }  // namespace
-
-__device__ unsigned smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
 
 __global__ void flush_k(const uint4* p, size_t n, unsigned long long* sink) {
   unsigned acc = 0;

@@ -24,22 +24,9 @@
 #include <cstdlib>
 #include <vector>
 
-#define CK(x)                                                                \
-  do {                                                                       \
-    cudaError_t e = (x);                                                     \
-    if (e != cudaSuccess) {                                                  \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__);  \
-      std::exit(1);                                                          \
-    }                                                                        \
-  } while (0)
+#include "probe_common.cuh"
 
 __device__ unsigned long long g_sink;
-
-__device__ unsigned smid() {
-  unsigned s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
 
 constexpr size_t kLineWords = 128 / 16, kChunkWords = 4096 / 16;
 
