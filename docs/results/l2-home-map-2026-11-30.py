@@ -52,7 +52,7 @@ def home(path):
 
 
 def near(path):
-    rows = [(l.split()[1], [int(x) for x in l.split()[5:]]) for l in gzip.open(path, 'rt') if l.startswith('NEAR')]
+    rows = [(l.split()[1].removeprefix('sm='), [int(x) for x in l.split()[5:]]) for l in gzip.open(path, 'rt') if l.startswith('NEAR')]
     print('| SM | cycles least / most | mean abs difference, bit 7 .. 20 flipped |')
     print('|---|---|---|')
     for sm, c in rows:
