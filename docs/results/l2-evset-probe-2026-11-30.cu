@@ -31,6 +31,7 @@
 // beyond the 128 MiB), a summary, EVEN, POLICY, CYCLIC and ORDER.
 // Build: nvcc -O2 -gencode=arch=compute_90,code=sm_90 -o evset l2-evset-probe-2026-11-30.cu
 // Run:   ./evset [targets]   (no ncu; caches and clocks left as they are)
+//        ./evset N sets      N targets at random, each's set only (SIZE, E, MEMBER)
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -39,6 +40,7 @@
 #include <cstdlib>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "probe_common.cuh"
@@ -133,19 +135,22 @@ std::vector<unsigned> without(const std::vector<unsigned>& c, size_t from, size_
 // A minimal eviction set for x out of c (which must evict x), or empty.
 std::vector<unsigned> reduce(unsigned x, std::vector<unsigned> c, std::mt19937& rng) {
   std::printf("SIZE start %zu\n", c.size());
+  bool halved = false;
   while (c.size() > 4096) {  // halve while a half evicts
     std::shuffle(c.begin(), c.end(), rng);
     const size_t h = c.size() / 2;
     std::vector<unsigned> a(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(h));
-    if (evicts(x, a)) { c.swap(a); continue; }
+    if (evicts(x, a)) { c.swap(a); halved = true; continue; }
     std::vector<unsigned> b(c.begin() + static_cast<std::ptrdiff_t>(h), c.end());
-    if (evicts(x, b)) { c.swap(b); continue; }
+    if (evicts(x, b)) { c.swap(b); halved = true; continue; }
     break;
   }
   std::printf("SIZE halved %zu tests %lld\n", c.size(), g_tests);
+  if (c.size() > 4096 && !halved) return c;  // no half evicts x: it is homed in the other half
   size_t groups = 128;
   int stuck = 0;
-  while (c.size() > groups) {
+  const long long budget = g_tests + 4000;  // a target homed in the other half never reduces
+  while (c.size() > groups && g_tests < budget) {
     std::shuffle(c.begin(), c.end(), rng);
     bool dropped = false;
     for (size_t g = 0; g < groups && !dropped; ++g) {
@@ -159,7 +164,7 @@ std::vector<unsigned> reduce(unsigned x, std::vector<unsigned> c, std::mt19937& 
     }
   }
   std::printf("SIZE grouped %zu tests %lld\n", c.size(), g_tests);
-  for (size_t i = 0; i < c.size();) {  // single lines
+  for (size_t i = 0; i < c.size() && c.size() <= 4 * groups;) {  // single lines
     std::vector<unsigned> rest = without(c, i, i + 1);
     if (evicts(x, rest)) c.swap(rest); else ++i;
   }
@@ -260,6 +265,9 @@ int rank2(std::vector<unsigned> v) {
 
 int main(int argc, char** argv) {
   const int targets = argc > 1 ? std::atoi(argv[1]) : 3;
+  // `sets`: targets at random in the first 64 MiB, only their sets (no
+  // bits, evenness or replacement tests): a sample of sets.
+  const bool sample = argc > 2 && std::string(argv[2]) == "sets";
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a line at a time: a run cut short keeps what it found
   CK(cudaMalloc(&g_buf, kBuffer));
   CK(cudaMemset(g_buf, 0, kBuffer));
@@ -294,12 +302,17 @@ int main(int argc, char** argv) {
     // Targets in the first 128 MiB, each homed where line 0 is (a line homed
     // in the other half is evicted only from both; the pool cannot be halved).
     size_t xoff = t == 0 ? 0 : t == 1 ? 0x3000 : (static_cast<size_t>(t) * 1234567 % (kMemberRegion / kLine)) * kLine;
+    if (sample) xoff = (rng() % (64 * kMiB / kLine)) * kLine;
     if (home_parity(xoff) != home_parity(0)) xoff ^= 4096;
     const unsigned x = static_cast<unsigned>(xoff / kLine);
     const long long tests0 = g_tests;
     std::printf("TARGET %d x=0x%zx\n", t, xoff);
     if (!evicts(x, pool)) { std::printf("TARGET %d: the 96 MiB pool does not evict x; skipped\n", t); continue; }
     std::vector<unsigned> e = reduce(x, pool, rng);
+    if (e.size() > 64) {  // no minimal set: every line would pass as a member below
+      std::printf("E %zu lines: not minimal (x is probably homed in the other half); skipped\n", e.size());
+      continue;
+    }
     std::printf("E %zu lines:", e.size());
     std::vector<unsigned> sorted = e;
     std::sort(sorted.begin(), sorted.end());
@@ -331,6 +344,11 @@ int main(int argc, char** argv) {
         closed += std::find(diffs.begin(), diffs.end(), diffs[i] ^ diffs[j]) != diffs.end();
       }
     std::printf("LINEAR pairs %zu closed %zu rank %d\n", pairs, closed, rank2(diffs));
+    if (sample) {
+      std::printf("TARGET %d done: %zu ways, %zu members in 128 MiB, %lld tests\n", t, e.size(), found.size(),
+                  g_tests - tests0);
+      continue;
+    }
     // Single-bit differences beyond the region: x ^ 2^b lines for b = 27..29.
     for (int b = 27; b < 30; ++b) {
       const unsigned y = x ^ static_cast<unsigned>((size_t{1} << b) / kLine);
