@@ -15,8 +15,19 @@ is the target's, else the copy of a line homed in the other half.
    footprint plus K times its copies there (K fitted: 0.25); the DRAM MB
    of passes 2 to 4 are the overflowing sets' homes, scaled from the sample
    to 2 x 15,360 sets. Against the GPU's medians.
+4. The same count on flash1's pattern with 132 heads (the flash1-pattern
+   probe's parts and many calls, placement 0's SMs): the buffers Q, O, K,
+   V, l, m laid out one after the other from address 0, each on a 2 MiB
+   boundary; a set's load in pass j is its homes among Q, O, l, m and this
+   pass's K_j and V_j, plus 2K times its copies among those of heads whose
+   block sits next to the sampled half (SM 124's: the SM map's slow share
+   0); the leak a pass is the overflowing sets' Q, O, l and m homes, mean
+   over passes 2 on. Against the GPU's leak (flash1-pattern-2026-11-30.md,
+   "A pass's leak grows with the stream").
 Usage: python3 l2-evset-sets-2026-11-30.py [FILE] [K]
 """
+import csv
+import os
 import random
 import re
 import statistics as st
@@ -32,6 +43,13 @@ GPU = {32: {0: 0.0, 12: 4.9, 13: 4.6, 14: 3.5, 15: 6.9, 16: 0.4, 17: 9.2, 18: 6.
        40: {0: 3.8, 12: 36.1, 13: 37.1, 14: 37.3, 15: 45.6, 16: 23.7, 17: 53.7, 18: 45.6, 19: 42.2, 20: 49.3, 21: 69.0,
             22: 21.1, 'r': 33.4}}
 BITS = [0, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22]
+RESULTS = os.path.dirname(os.path.abspath(__file__))
+# flash1's leak a pass on the GPU, MB (flash1-pattern-2026-11-30.md): sequence -> (GPU, fasim's model)
+LEAK = {'F1/N512/d128/br64/bc8/h132': ('0.05', '0.16'), 'F1-nokv/N576/d128/br64/bc64/h132': ('0.47', '0.90'),
+        'F1-nolm-konly/N512/d128/br64/bc64/h132': ('0.54', '0.24'), 'F1-konly/N512/d128/br64/bc64/h132': ('0.92', '0.44'),
+        'F1-nolm/N512/d128/br64/bc64/h132': ('2.02', '1.07'), 'F1/N512/d128/br64/bc64/h132': ('2.63 / 3.11', '1.47'),
+        'F1-nolm-konly/N576/d128/br64/bc64/h132': ('4.09', '2.64'), 'F1-konly/N576/d128/br64/bc64/h132': ('6.97', '3.64'),
+        'F1-nolm/N576/d128/br64/bc64/h132': ('9.72', '7.77'), 'F1/N576/d128/br64/bc64/h132': ('12.60', '10.37')}
 
 
 def parity(a):
@@ -71,6 +89,61 @@ def predict(sets, f, b, k, rng=None):
     return lost / len(sets) * SETS * LINE * PASSES / 1e6
 
 
+def flash1_leak(sets, seq, sms, near_sm, k_copy):
+    parts = seq.split('/')
+    variant, n, d, bc = parts[0], int(parts[1][1:]), int(parts[2][1:]), int(parts[4][2:])
+    heads, row = 132, d * 2
+    head, lm = n * row, n * 4
+    bufs, base = [], 0
+    for name, size in (('Q', head), ('O', head), ('K', head), ('V', head), ('l', lm), ('m', lm)):
+        bufs.append((name, base, size))
+        base = (base + size * heads + (2 << 20) - 1) // (2 << 20) * (2 << 20)
+    skip = set()
+    if 'nokv' in variant:
+        skip |= {'K', 'V'}
+    if 'nolm' in variant:
+        skip |= {'l', 'm'}
+    if 'konly' in variant:
+        skip.add('V')
+    near = [near_sm[sms[h]] for h in range(heads)]
+    leaks = []
+    for j in range(1, (n + bc - 1) // bc):
+        lost = 0
+        for s in sets:
+            load, reused = 0.0, 0
+            for a in s['lines']:
+                hit = next(((name, a - b0, size) for name, b0, size in bufs if b0 <= a < b0 + size * heads), None)
+                if hit is None or hit[0] in skip:
+                    continue
+                name, off, size = hit
+                if name in 'KV' and (off % size) // row // bc != j:
+                    continue  # another pass's K or V
+                home = parity(a) == parity(s['x'])
+                load += 1.0 if home else (k_copy if near[off // size] else 0.0)
+                reused += home and name in 'QOlm'
+            if load > WAYS:
+                lost += reused
+        leaks.append(lost / len(sets) * SETS * LINE / 1e6)
+    return st.mean(leaks)
+
+
+def flash1_table(sets, k):
+    near_sm = {}
+    for line in open(os.path.join(RESULTS, 'h200-2026-11-30-sm-map.txt')):
+        if line.startswith('SM rep=0'):
+            f = dict(kv.split('=') for kv in line.split()[1:])
+            near_sm[int(f['smid'])] = float(f['slow_share']) < 0.25
+    sms = {}
+    for call in ('many', 'parts'):
+        for r in csv.DictReader(open(os.path.join(RESULTS, f'h200-2026-11-30-flash1-pattern-{call}.csv'))):
+            if r['placement'] == '0' and r['sequence'] in LEAK:
+                sms.setdefault(r['sequence'], [int(x) for x in r['sms'].split()])
+    print(f'\nflash1, 132 heads, copies made at 2K = {2 * k}: leak MB a pass, count model / GPU / fasim\n')
+    print('| sequence | count model | GPU | fasim |\n|---|---:|---:|---:|')
+    for seq, (gpu, model) in LEAK.items():
+        print(f'| {seq} | {flash1_leak(sets, seq, sms[seq], near_sm, 2 * k):.2f} | {gpu} | {model} |')
+
+
 def main():
     sets = read_sets(PATH)
     print(f'{len(sets)} sets, all of {WAYS} ways\n')
@@ -97,6 +170,7 @@ def main():
     print('A random half of the 4 KiB units (mean of 20 draws), 32 / 36 / 40 MiB: '
           f'{rand[0]:.1f} / {rand[1]:.1f} / {rand[2]:.1f} against the GPU\'s '
           f'{GPU[32]["r"]} / {GPU[36]["r"]} / {GPU[40]["r"]}')
+    flash1_table(sets, K)
 
 
 if __name__ == '__main__':
