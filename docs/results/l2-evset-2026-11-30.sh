@@ -2,7 +2,8 @@
 # One device call (H200): the L2 eviction-set probe (l2-evset-probe-2026-11-30.cu)
 # for TARGETS target lines (default 3; MODE=sets: at random, their sets
 # only), cut off after LIMIT seconds (default 300); no ncu; caches and
-# clocks left as they are. Writes $OUT/evset.txt and gpu.txt.
+# clocks left as they are. Writes $OUT/evset.txt (gzipped with MODE=sets)
+# and gpu.txt.
 set -u
 R=docs/results; B=$(mktemp -d); OUT=${OUT:-/tmp}
 nvidia-smi --query-gpu=name,pci.bus_id,driver_version --format=csv,noheader | tee "$OUT"/gpu.txt
@@ -12,3 +13,4 @@ timeout "${LIMIT:-300}" "$B"/evset "${TARGETS:-3}" ${MODE:-} > "$OUT/evset.txt"
 echo "evset: rc=$? $((SECONDS - start)) s"
 grep -vE '^MEMBER' "$OUT/evset.txt"
 grep -c '^MEMBER' "$OUT/evset.txt"
+[ "${MODE:-}" = sets ] && gzip -f "$OUT/evset.txt"  # a large sample is several MB of MEMBER lines

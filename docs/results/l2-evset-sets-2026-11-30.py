@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Tables of the eviction-set probe's sample of sets (`./evset N sets`).
 
-Reads h200-2026-11-30-l2-evset-sets.txt (or the file given): for each set
-found (TARGET ... done), its lines in the first 128 MiB, the target's
-included. A line is a home if its home-half parity (l2-home-map-2026-11-30.md)
+Reads h200-2026-11-30-l2-evset-sets.txt and -sets455.txt.gz (or the files
+given, comma-separated): for each set found (TARGET ... done), its lines in
+the first 128 MiB, the target's included; a target found in two calls
+counts once. A line is a home if its home-half parity (l2-home-map-2026-11-30.md)
 is the target's, else the copy of a line homed in the other half.
 
 1. How evenly a run fills the sets: homes per set in [0, F MiB).
@@ -24,16 +25,19 @@ is the target's, else the copy of a line homed in the other half.
    0); the leak a pass is the overflowing sets' Q, O, l and m homes, mean
    over passes 2 on. Against the GPU's leak (flash1-pattern-2026-11-30.md,
    "A pass's leak grows with the stream").
-Usage: python3 l2-evset-sets-2026-11-30.py [FILE] [K]
+Usage: python3 l2-evset-sets-2026-11-30.py [FILE[,FILE...]] [K]
 """
 import csv
+import gzip
 import os
 import random
 import re
 import statistics as st
 import sys
 
-PATH = sys.argv[1] if len(sys.argv) > 1 else 'docs/results/h200-2026-11-30-l2-evset-sets.txt'
+RESULTS = os.path.dirname(os.path.abspath(__file__))
+PATHS = (sys.argv[1].split(',') if len(sys.argv) > 1 else
+         [os.path.join(RESULTS, f) for f in ('h200-2026-11-30-l2-evset-sets.txt', 'h200-2026-11-30-l2-evset-sets455.txt.gz')])
 K = float(sys.argv[2]) if len(sys.argv) > 2 else 0.25
 WAYS, SETS, LINE, PASSES = 16, 2 * 15360, 128, 3
 MASK = (1 << 12) | (1 << 13) | (1 << 15) | (1 << 17) | (1 << 19) | (((1 << 40) - 1) & ~((1 << 21) - 1))
@@ -43,7 +47,6 @@ GPU = {32: {0: 0.0, 12: 4.9, 13: 4.6, 14: 3.5, 15: 6.9, 16: 0.4, 17: 9.2, 18: 6.
        40: {0: 3.8, 12: 36.1, 13: 37.1, 14: 37.3, 15: 45.6, 16: 23.7, 17: 53.7, 18: 45.6, 19: 42.2, 20: 49.3, 21: 69.0,
             22: 21.1, 'r': 33.4}}
 BITS = [0, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22]
-RESULTS = os.path.dirname(os.path.abspath(__file__))
 # flash1's leak a pass on the GPU, MB (flash1-pattern-2026-11-30.md): sequence -> (GPU, fasim's model)
 LEAK = {'F1/N512/d128/br64/bc8/h132': ('0.05', '0.16'), 'F1-nokv/N576/d128/br64/bc64/h132': ('0.47', '0.90'),
         'F1-nolm-konly/N512/d128/br64/bc64/h132': ('0.54', '0.24'), 'F1-konly/N512/d128/br64/bc64/h132': ('0.92', '0.44'),
@@ -56,9 +59,10 @@ def parity(a):
     return bin(a & MASK).count('1') & 1
 
 
-def read_sets(path):
+def read_sets(paths):
     sets, cur = [], None
-    for line in open(path):
+    lines = (line for path in paths for line in (gzip.open(path, 'rt') if path.endswith('.gz') else open(path)))
+    for line in lines:
         m = re.match(r'TARGET (\d+) x=(0x[0-9a-f]+)', line)
         if m:
             cur = {'x': int(m.group(2), 16), 'lines': [int(m.group(2), 16)], 'done': False}
@@ -67,7 +71,11 @@ def read_sets(path):
             cur['lines'].append(int(line.split()[1], 16))
         elif 'done:' in line and cur is not None:
             cur['done'] = True
-    return [s for s in sets if s['done']]
+    found = {}
+    for s in sets:
+        if s['done']:
+            found.setdefault(s['x'], s)  # a target found again: the same lines (14 of 14 in the two calls)
+    return list(found.values())
 
 
 def subset(s, f, b, rng):
@@ -145,7 +153,7 @@ def flash1_table(sets, k):
 
 
 def main():
-    sets = read_sets(PATH)
+    sets = read_sets(PATHS)
     print(f'{len(sets)} sets, all of {WAYS} ways\n')
     print('| run | homes a set, mean | variance | least-most |\n|---|---:|---:|---|')
     for f in (40, 80, 128):
