@@ -9,7 +9,7 @@ R=docs/results; B=$(mktemp -d); OUT=${OUT:-/tmp}
 nvidia-smi --query-gpu=name,pci.bus_id,driver_version --format=csv,noheader | tee "$OUT"/gpu.txt
 nvcc -O2 -gencode=arch=compute_90,code=sm_90 -o "$B"/evset "$R"/l2-evset-probe-2026-11-30.cu || exit 1
 start=$SECONDS
-timeout "${LIMIT:-300}" "$B"/evset "${TARGETS:-3}" ${MODE:-} > "$OUT/evset.txt"
+timeout "${LIMIT:-300}" "$B"/evset "${TARGETS:-3}" ${MODE:+"$MODE"} > "$OUT/evset.txt"
 echo "evset: rc=$? $((SECONDS - start)) s"
 grep -vE '^MEMBER' "$OUT/evset.txt"
 grep -c '^MEMBER' "$OUT/evset.txt"
