@@ -14,59 +14,30 @@
 // Sequences: F1 (N = 512, d = 128, Br = Bc = 64), F1-ro, F1-nokv, F1-1024
 // (N = 1024, d = 64, Bc = 227), and R132/F (132 blocks re-reading their own
 // F MiB, 6 passes), as the flash1-pattern and rmw probes run them.
-// Build: g++ -O2 -std=c++20 -o exact-lru exact-lru-2026-11-30.cpp
+// Build: g++ -O2 -std=c++20 -o exact-lru exact-lru-2026-11-30.cpp   (lru_halves.hpp beside it)
 // Run:   ./exact-lru SEQUENCE WAYS GRAN SEEDS   (e.g. ./exact-lru F1 64 128 8)
 // Prints the first seed's MB read per pass and the least, median and most
 // over the seeds of the MB read in all.
 #include <cstdio>
-#include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
-#include <algorithm>
-using u64 = std::uint64_t;
-struct Part {
-  int ways; u64 sets; std::vector<u64> tag; std::vector<std::uint8_t> n;  // per set: tags MRU first
-  Part(u64 bytes, int w) : ways(w), sets(bytes / 128 / w), tag(sets * w), n(sets, 0) {}
-  // returns hit; inserts at MRU on miss
-  bool access(u64 line, u64 set) {
-    u64* t = &tag[set * ways]; int k = n[set];
-    for (int i = 0; i < k; ++i) if (t[i] == line) { std::memmove(t + 1, t, i * sizeof(u64)); t[0] = line; return true; }
-    const int m = std::min(k, ways - 1);  // a miss: the oldest falls out, the line goes in front
-    std::memmove(t + 1, t, m * sizeof(u64));
-    t[0] = line;
-    if (k < ways) n[set]++;
-    return false;
-  }
+
+#include "lru_halves.hpp"
+
+// Home half: a hash of addr / GRAN; set: a hash of the line and its half (salted per seed).
+struct HashIndex {
+  u64 gran, salt_h, salt_s;
+  int home(u64 addr) const { return mix((addr / gran) ^ salt_h) & 1; }
+  u64 set(u64 addr, int half, u64 sets) const { return mix((addr / 128 * 2 + half) ^ salt_s) % sets; }
 };
-struct L2 {
-  Part p[2]; u64 gran; std::mt19937_64 rng; u64 salt_h, salt_s;
-  L2(u64 bytes, int ways, u64 g, u64 seed) : p{Part(bytes / 2, ways), Part(bytes / 2, ways)}, gran(g), rng(seed) {
-    salt_h = rng();
-    salt_s = rng();
-  }
-  static u64 mix(u64 x) {  // a 64-bit finaliser: every input bit moves every output bit
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    return x ^ (x >> 33);
-  }
-  int home(u64 addr) { return mix((addr / gran) ^ salt_h) & 1; }
-  u64 set(u64 line, int part) { return mix((line * 2 + part) ^ salt_s) % p[part].sets; }
-  // read of one line by an SM next to `near`: returns 1 if DRAM read
-  int read(u64 addr, int near) {
-    u64 line = addr / 128; int h = home(addr);
-    if (h == near) return p[h].access(line, set(line, h)) ? 0 : 1;
-    if (p[near].access(line, set(line, near))) return 0;  // copy hit (inserted on miss)
-    return p[h].access(line, set(line, h)) ? 0 : 1;
-  }
-  void write(u64 addr, int near) {  // write-allocate at home, copy near
-    u64 line = addr / 128; int h = home(addr);
-    p[h].access(line, set(line, h));
-    if (h != near) p[near].access(line, set(line, near));
+struct L2 : LruHalves<HashIndex> {
+  L2(u64 bytes, int ways, u64 gran, u64 seed) : LruHalves(bytes, ways, index_for(gran, seed)) {}
+  static HashIndex index_for(u64 gran, u64 seed) {
+    std::mt19937_64 rng(seed);
+    const u64 h = rng();
+    return {gran, h, rng()};
   }
 };
 int main(int argc, char** argv) {

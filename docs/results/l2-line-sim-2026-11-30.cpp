@@ -15,7 +15,7 @@
 // passes 2 to 4. Else a flash1-pattern recording and a name filter: each
 // sequence (no slices, workers, kvj or together) with placement 0's SMs;
 // the GPU's median (least-most) and the simulation's.
-// Build (from the repository root, after the CPU build):
+// Build (from the repository root, after the CPU build; lru_halves.hpp beside it):
 //   g++ -std=c++20 -O2 -I sim/include docs/results/l2-line-sim-2026-11-30.cpp
 //       build/default/sim/libfasim_sim.a -ltomlplusplus -o line-sim   (one line)
 // Run:  ./line-sim INDEX WAYS stride
@@ -23,56 +23,35 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
+
 #include "fasim/device_spec.hpp"
 #include "fasim/l2_flash1_pattern.hpp"
 #include "fasim/l2_probes.hpp"
-using u64 = std::uint64_t;
+#include "lru_halves.hpp"
 using namespace fasim;
 static char g_mode = 'm';
 static int g_ways = 16;
-struct Part {
-  int ways; u64 sets; std::vector<u64> tag; std::vector<std::uint8_t> n;
-  Part(u64 bytes, int w) : ways(w), sets(bytes / 128 / w), tag(sets * w), n(sets, 0) {}
-  bool access(u64 line, u64 set) {
-    u64* t = &tag[set * ways]; int k = n[set];
-    for (int i = 0; i < k; ++i) if (t[i] == line) { std::memmove(t + 1, t, i * sizeof(u64)); t[0] = line; return true; }
-    const int m = std::min(k, ways - 1);
-    std::memmove(t + 1, t, m * sizeof(u64)); t[0] = line;
-    if (k < ways) n[set]++;
-    return false;
-  }
-};
-static u64 mix(u64 x) { x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ULL; return x ^ (x >> 33); }
-struct L2 {
-  Part p[2]; u64 salt;
-  L2(u64 bytes, u64 seed) : p{Part(bytes / 2, g_ways), Part(bytes / 2, g_ways)}, salt(mix(seed)) {}
-  static int home(u64 a) {
+
+// Home half: the measured XOR hash; set: one of the three guesses (g_mode).
+struct GuessIndex {
+  u64 salt;
+  int home(u64 a) const {
     const u64 mask = (1ull << 12) | (1ull << 13) | (1ull << 15) | (1ull << 17) | (1ull << 19) | ~((1ull << 21) - 1);
     return __builtin_popcountll(a & mask) & 1;
   }
-  u64 set(u64 a, int part) {
+  u64 set(u64 a, int half, u64 sets) const {
     const u64 line = a >> 7;
-    if (g_mode == 'r') return mix((line * 2 + part) ^ salt) % p[part].sets;
+    if (g_mode == 'r') return mix((line * 2 + half) ^ salt) % sets;
     const u64 idx = ((a >> 13) << 5) | (line & 31);  // a line's rank among its half's lines (every 8 KiB splits in two)
-    if (g_mode == 'm') return idx % p[part].sets;
-    // 'p': mod within 2 MiB pages, pages placed at random rotations
-    return (idx + mix((a >> 21) ^ salt)) % p[part].sets;
+    if (g_mode == 'm') return idx % sets;
+    return (idx + mix((a >> 21) ^ salt)) % sets;  // 'p': as m within 2 MiB pages, pages at random rotations
   }
-  int read(u64 a, int near) {
-    const u64 line = a >> 7; const int h = home(a);
-    if (h == near) return p[h].access(line, set(a, h)) ? 0 : 1;
-    if (p[near].access(line, set(a, near))) return 0;
-    return p[h].access(line, set(a, h)) ? 0 : 1;
-  }
-  void write(u64 a, int near) {
-    const u64 line = a >> 7; const int h = home(a);
-    p[h].access(line, set(a, h));
-    if (h != near) p[near].access(line, set(a, near));
-  }
+};
+struct L2 : LruHalves<GuessIndex> {
+  L2(u64 bytes, u64 seed) : LruHalves(bytes, g_ways, GuessIndex{mix(seed)}) {}
 };
 constexpr u64 MiB = 1ull << 20, Page = 2 * MiB;
 struct Rng { std::mt19937_64 r; u64 base() { return (r() % (1 << 16)) * Page; } };
@@ -90,7 +69,10 @@ std::vector<double> flash1(const Flash1Pattern& p, const std::vector<int>& half_
     auto op = [&](u64 buf, u64 off, u64 bytes, bool w) {
       for (int b = 0; b < heads; ++b) {
         const u64 a0 = buf + b * (buf == L || buf == M ? n * 4 : head) + off;
-        for (u64 a = a0 & ~127ull; a < a0 + bytes; a += 128) { if (w) l2.write(a, half_of_block[b]); else rd += l2.read(a, half_of_block[b]); }
+        for (u64 a = a0 & ~127ull; a < a0 + bytes; a += 128) {
+          if (w) l2.write(a, half_of_block[b]);
+          else rd += l2.read(a, half_of_block[b]);
+        }
       }
     };
     const u64 cols = std::min<u64>(p.bc, n - c0);
@@ -98,8 +80,14 @@ std::vector<double> flash1(const Flash1Pattern& p, const std::vector<int>& half_
     for (u64 r0 = 0; r0 < n; r0 += p.br) {
       const u64 rows = std::min<u64>(p.br, n - r0);
       op(Q, r0 * row, rows * row, false);
-      if (c0 > 0) { op(O, r0 * row, rows * row, false); if (p.lm) { op(L, r0 * 4, rows * 4, false); op(M, r0 * 4, rows * 4, false); } }
-      if (p.write) { op(O, r0 * row, rows * row, true); if (p.lm && p.lm_write) { op(L, r0 * 4, rows * 4, true); op(M, r0 * 4, rows * 4, true); } }
+      if (c0 > 0) {
+        op(O, r0 * row, rows * row, false);
+        if (p.lm) { op(L, r0 * 4, rows * 4, false); op(M, r0 * 4, rows * 4, false); }
+      }
+      if (p.write) {
+        op(O, r0 * row, rows * row, true);
+        if (p.lm && p.lm_write) { op(L, r0 * 4, rows * 4, true); op(M, r0 * 4, rows * 4, true); }
+      }
     }
     per.push_back(rd * 128 / 1e6);
   }
@@ -166,6 +154,7 @@ int main(int argc, char** argv) {
     std::sort(tot.begin(), tot.end());
     std::vector<double> g = p.gpu_mb; std::sort(g.begin(), g.end());
     const double med = g.size() % 2 ? g[g.size() / 2] : (g[g.size() / 2 - 1] + g[g.size() / 2]) / 2;
-    std::printf("%-40s GPU %6.1f (%5.1f-%5.1f)  sim %6.1f (%5.1f-%5.1f)  pass4 %.2f\n", p.name.c_str(), med, g.front(), g.back(), tot[1], tot[0], tot[2], per0.size() > 3 ? per0[3] : 0.0);
+    std::printf("%-40s GPU %6.1f (%5.1f-%5.1f)  sim %6.1f (%5.1f-%5.1f)  pass4 %.2f\n", p.name.c_str(), med,
+                g.front(), g.back(), tot[1], tot[0], tot[2], per0.size() > 3 ? per0[3] : 0.0);
   }
 }
