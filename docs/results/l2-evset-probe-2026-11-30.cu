@@ -102,9 +102,14 @@ unsigned* g_sm = nullptr;
 long long g_threshold = 0;
 long long g_tests = 0;
 
-long long time_once(unsigned x, const std::vector<unsigned>& c) {
+// Puts the candidate list on the device.
+void upload(const std::vector<unsigned>& c) {
   if (!c.empty()) CK(cudaMemcpy(g_cand, c.data(), c.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
-  test_k<<<1, kThreads>>>(g_buf, x, g_cand, static_cast<unsigned>(c.size()), g_cycles, g_sm);
+}
+
+// One test of x against the first n uploaded candidates: x's cycles.
+long long launch_once(unsigned x, size_t n) {
+  test_k<<<1, kThreads>>>(g_buf, x, g_cand, static_cast<unsigned>(n), g_cycles, g_sm);
   CK(cudaGetLastError());
   long long t = 0;
   CK(cudaMemcpy(&t, g_cycles, sizeof t, cudaMemcpyDeviceToHost));
@@ -114,13 +119,10 @@ long long time_once(unsigned x, const std::vector<unsigned>& c) {
 // x evicted by the lines c: at least two of three launches slow.
 bool evicts(unsigned x, const std::vector<unsigned>& c) {
   ++g_tests;
-  if (!c.empty()) CK(cudaMemcpy(g_cand, c.data(), c.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
+  upload(c);
   int slow = 0;
   for (int r = 0; r < kReps; ++r) {
-    test_k<<<1, kThreads>>>(g_buf, x, g_cand, static_cast<unsigned>(c.size()), g_cycles, g_sm);
-    long long t = 0;
-    CK(cudaMemcpy(&t, g_cycles, sizeof t, cudaMemcpyDeviceToHost));
-    slow += t > g_threshold;
+    slow += launch_once(x, c.size()) > g_threshold;
     if (slow >= 2 || slow + (kReps - 1 - r) < 2) break;  // decided
   }
   return slow >= 2;
@@ -281,11 +283,13 @@ int main(int argc, char** argv) {
   // the 96 MiB pool (from DRAM).
   std::vector<long long> hit, cold;
   const unsigned cold0 = static_cast<unsigned>((900 * kMiB) / kLine);
-  for (int i = 0; i < 64; ++i) hit.push_back(time_once(static_cast<unsigned>(i * 977), {}));
+  for (int i = 0; i < 64; ++i) hit.push_back(launch_once(static_cast<unsigned>(i * 977), 0));
   // Evicted: x read, then the whole 96 MiB pool, then x timed.
   std::vector<unsigned> pool;
-  for (size_t off = kPoolStart; off < kPoolStart + kPoolBytes; off += kLine) pool.push_back(static_cast<unsigned>(off / kLine));
-  for (int i = 0; i < 16; ++i) cold.push_back(time_once(cold0 + static_cast<unsigned>(i) * 977u, pool));
+  for (size_t off = kPoolStart; off < kPoolStart + kPoolBytes; off += kLine)
+    pool.push_back(static_cast<unsigned>(off / kLine));
+  upload(pool);
+  for (int i = 0; i < 16; ++i) cold.push_back(launch_once(cold0 + static_cast<unsigned>(i) * 977u, pool.size()));
   std::sort(hit.begin(), hit.end());
   std::sort(cold.begin(), cold.end());
   unsigned sm = 0;
@@ -293,7 +297,8 @@ int main(int argc, char** argv) {
   // DRAM reads take 460 cycles and up (an open HBM page) to over 1000: a
   // threshold halfway to the median DRAM read would call the quick ones hits.
   g_threshold = hit.back() + (cold.front() - hit.back()) / 3;
-  std::printf("CAL sm=%u hit min %lld median %lld max %lld; evicted by 96 MiB: min %lld median %lld max %lld; threshold %lld\n",
+  std::printf("CAL sm=%u hit min %lld median %lld max %lld; "
+              "evicted by 96 MiB: min %lld median %lld max %lld; threshold %lld\n",
               sm, hit.front(), hit[hit.size() / 2], hit.back(), cold.front(), cold[cold.size() / 2], cold.back(),
               g_threshold);
 
