@@ -10,9 +10,10 @@
 // Q and O side by side in one buffer and F1-kvj lays K and V out by key
 // block, then head (the same steps to the model, which has no addresses);
 // F1-nolm leaves out l and m, F1-lmro only reads them, F1-lmpad puts each
-// head's on its own 4 KiB (the same steps), F1-konly reads K_j but not V_j. Others change who does the work: F1-aK puts K of 16
-// heads' blocks next to one L2 half, F1-bK puts each head next to the half
-// bit K of its number names (for both, only the SMs listed differ), F1-qK
+// head's on its own 4 KiB (the same steps), F1-konly reads K_j but not V_j.
+// Others change who does the work: F1-aK puts K of 16 heads' blocks next
+// to one L2 half, F1-bK puts each head next to the half bit K of its
+// number names (for both, only the SMs listed differ), F1-qK
 // splits each head's query rows over K blocks (they share the head's K and
 // V), F1-wK runs all heads on K blocks, block b taking heads b, b + K, ...
 // one after the other in each pass. The replay runs the blocks in lock
