@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call (H200): the L2 eviction-set probe (l2-evset-probe-2026-11-30.cu)
 # for TARGETS target lines (default 3; MODE=sets: at random, their sets
-# only), cut off after LIMIT seconds (default 300); no ncu; caches and
+# only; MODE=replacement: also the scan and thrash tests of the
+# replacement policy), cut off after LIMIT seconds (default 300); no ncu; caches and
 # clocks left as they are. Writes $OUT/evset.txt (gzipped with MODE=sets)
 # and gpu.txt.
 set -u

@@ -26,12 +26,21 @@
 //     2 to 32 MiB (EVEN).
 //  6. Replacement: from one thread, cyclic reads of n lines of x's set
 //     homed in x's half (hits per round), and LRU against FIFO.
+//  7. (mode `replacement`, 2026-12-01) Scan resistance: lines hit once
+//     against lines hit twice, pushed by m other lines (SCAN); stores
+//     (whole lines, 4 bytes, hits, to lines homed in the other half:
+//     WRITE); and whether cyclic reads start to hit after every SM
+//     thrashed the L2 (THRASH): LRU against RRIP-like policies, which the
+//     cyclic test cannot tell apart (both miss every read of 17 lines in
+//     turn).
 // Output: CAL, then per target TARGET, SIZE (the reduction), E, MEMBER
 // (differences from x, in bytes), BITS (single-bit differences tested
-// beyond the 128 MiB), a summary, EVEN, POLICY, CYCLIC and ORDER.
+// beyond the 128 MiB), a summary, EVEN, POLICY, CYCLIC and ORDER; with
+// `replacement` also REPLACEMENT, SCAN, WRITE and THRASH.
 // Build: nvcc -O2 -gencode=arch=compute_90,code=sm_90 -o evset l2-evset-probe-2026-11-30.cu
 // Run:   ./evset [targets]   (no ncu; caches and clocks left as they are)
 //        ./evset N sets      N targets at random, each's set only (SIZE, E, MEMBER)
+//        ./evset N replacement  as ./evset N, then the scan and thrash tests
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -78,20 +87,48 @@ __global__ void test_k(const char* buf, unsigned x, const unsigned* cand, unsign
   *sm = smid();
 }
 
-// Thread 0 reads lines[0..n) in order, one dependent load each, and times each.
-__global__ void seq_k(const char* buf, const unsigned* lines, unsigned n, unsigned* cycles) {
+// Thread 0 reads lines[0..n) in order, one dependent load each, and times
+// each. An entry's top bits make it something else (cycles 0): kStore4, a
+// 4-byte store to the line; kStore128, a store of the whole line; kFence,
+// a __threadfence() (the line is ignored).
+constexpr unsigned kStore4 = 0x80000000u, kStore128 = 0x40000000u, kFence = 0x20000000u;
+__global__ void seq_k(char* buf, const unsigned* lines, unsigned n, unsigned* cycles) {
   __shared__ volatile unsigned keep[2];
   if (threadIdx.x != 0) return;
   unsigned dep = 0;
   for (unsigned i = 0; i < n; ++i) {
-    long long t0, t1;
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0)::"memory");
-    const unsigned v = __ldcg(reinterpret_cast<const unsigned*>(buf + size_t{lines[i]} * kLine + (dep & 0x80000000u)));
-    keep[0] = v;  // waits for the load
-    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t1)::"memory");
-    dep = v;
-    cycles[i] = static_cast<unsigned>(t1 - t0);
+    const unsigned op = lines[i] & (kStore4 | kStore128 | kFence);
+    const size_t off = size_t{lines[i] & ~(kStore4 | kStore128 | kFence)} * kLine;
+    cycles[i] = 0;
+    if (op == kFence) {
+      __threadfence();
+    } else if (op == kStore4) {
+      __stcg(reinterpret_cast<unsigned*>(buf + off + (dep & 0x80000000u)), dep);
+    } else if (op == kStore128) {
+      for (int q = 0; q < 8; ++q)
+        __stcg(reinterpret_cast<int4*>(buf + off) + q, make_int4(static_cast<int>(dep), 0, 0, 0));
+    } else {
+      long long t0, t1;
+      asm volatile("mov.u64 %0, %%clock64;" : "=l"(t0)::"memory");
+      const unsigned v = __ldcg(reinterpret_cast<const unsigned*>(buf + off + (dep & 0x80000000u)));
+      keep[0] = v;  // waits for the load
+      asm volatile("mov.u64 %0, %%clock64;" : "=l"(t1)::"memory");
+      dep = v;
+      cycles[i] = static_cast<unsigned>(t1 - t0);
+    }
   }
+}
+
+// Every block reads its share of [buf, buf + bytes) `passes` times: with
+// bytes past the L2, every set thrashes (a policy that adapts to thrashing
+// would switch now).
+__global__ void thrash_k(const char* buf, size_t bytes, int passes, unsigned* sink) {
+  unsigned acc = 0;
+  const size_t lines = bytes / kLine;
+  for (int p = 0; p < passes; ++p)
+    for (size_t l = blockIdx.x * size_t{blockDim.x} + threadIdx.x; l < lines; l += size_t{gridDim.x} * blockDim.x)
+      acc ^= __ldcg(reinterpret_cast<const unsigned*>(buf + l * kLine));
+  if (acc == 0x12345678u) *sink = acc;  // never: keeps the loads
 }
 
 namespace {
@@ -250,6 +287,162 @@ void policy(const std::vector<unsigned>& same, size_t ways) {
   }
 }
 
+// The 96 MiB pool read once from one block: every set full of pool lines.
+void flush() {
+  thrash_k<<<1, kThreads>>>(g_buf + kPoolStart, kPoolBytes, 1, g_sm);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+}
+
+// Hits among the last k reads of a sequence.
+int tail_hits(const std::vector<unsigned>& c, size_t k) {
+  int h = 0;
+  for (size_t i = c.size() - k; i < c.size(); ++i) h += static_cast<long long>(c[i]) <= g_threshold;
+  return h;
+}
+
+// Does a line that was hit outlive one that was not? After a flush, P = 8
+// lines of x's set are read (or written) once or twice, then m other lines
+// of the set once (homed in x's half, or copies of lines homed in the other
+// half), then P is timed newest first (LRU's survivors are the newest P
+// lines, so a miss cannot push out one still to be timed). The flush
+// leaves 8 pool lines older than P, so LRU keeps min(8, 16 - m) of P
+// whether P was read once or twice; an RRIP policy
+// (hits promoted, new lines inserted far) keeps P read twice through longer
+// scans than P read once.
+void scan_tests(const std::vector<unsigned>& same, const std::vector<unsigned>& copies) {
+  struct Case { const char* name; int p_touches; bool p_store; bool scan_copies; bool scan_store; };
+  const Case cases[] = {{"P-read2-scan-homes", 2, false, false, false},
+                        {"P-read1-scan-homes", 1, false, false, false},
+                        {"P-read2-scan-copies", 2, false, true, false},
+                        {"P-store2-scan-homes", 2, true, false, false},
+                        {"P-read2-scan-homes-stored", 2, false, false, true}};
+  const size_t p = 8;
+  for (const Case& cs : cases) {
+    const std::vector<unsigned>& scan_from = cs.scan_copies ? copies : same;
+    for (size_t m : {0, 4, 8, 9, 10, 12, 14, 16, 20, 24, 32, 40}) {
+      const size_t avail = cs.scan_copies ? scan_from.size() : scan_from.size() - p;
+      if (m > avail) continue;
+      std::printf("SCAN %s m=%zu hits:", cs.name, m);
+      for (size_t rep = 0; rep < 3; ++rep) {
+        std::vector<unsigned> pl, sl;  // rotate which lines play P and the scan
+        for (size_t i = 0; i < p; ++i) pl.push_back(same[(i + rep * 5) % same.size()]);
+        const size_t s0 = cs.scan_copies ? rep * 3 : p;
+        for (size_t i = 0; i < m; ++i) {
+          const unsigned l = cs.scan_copies ? scan_from[(s0 + i) % scan_from.size()]
+                                            : same[(i + rep * 5 + p) % same.size()];
+          sl.push_back(l);
+        }
+        std::vector<unsigned> seq;
+        for (int t = 0; t < cs.p_touches; ++t)
+          for (unsigned l : pl) seq.push_back(cs.p_store && t == 0 ? (l | kStore4) : l);
+        for (unsigned l : sl) seq.push_back(cs.scan_store ? (l | kStore4) : l);
+        for (size_t i = p; i-- > 0;) seq.push_back(pl[i]);
+        flush();
+        std::printf(" %d", tail_hits(run_seq(seq), p));
+      }
+      std::printf("\n");
+    }
+  }
+}
+
+// Sequences for write_tests: `from` appended with an op, and appended newest first.
+using V = std::vector<unsigned>;
+void add(V& v, const V& from, unsigned op) { for (unsigned l : from) v.push_back(l | op); }
+void newest_first(V& v, const V& from) { for (size_t i = from.size(); i-- > 0;) v.push_back(from[i]); }
+
+// Stores (mode `replacement`). Each trial: a flush, a sequence, then the
+// hits among its last k reads. P: 8 lines of x's set homed in x's half;
+// S: m other such lines; C: m lines of the set homed in the other half
+// (copies when read from here). LRU in which every access takes a way
+// and makes its line the newest keeps min(8, 16 - m) of P where m lines
+// enter the set after it (scan_tests).
+void write_tests(const std::vector<unsigned>& same, const std::vector<unsigned>& copies) {
+  const size_t p = 8;
+  struct Case {
+    const char* name;
+    bool scan_copies;
+    std::vector<unsigned> (*build)(const std::vector<unsigned>& pl, const std::vector<unsigned>& sl);
+    size_t timed;  // hits counted among the last `timed` reads
+  };
+  const Case cases[] = {
+      // Does a store that hits make its line the newest? Read P, read S
+      // (m = 8), store P, read 8 more lines (the rest of S's list), time P.
+      {"store-hit-recency", false, [](const V& pl, const V& sl) {
+         V v; add(v, pl, 0); V a(sl.begin(), sl.begin() + std::min<size_t>(8, sl.size())); add(v, a, 0);
+         add(v, pl, kStore4); V b(sl.begin() + std::min<size_t>(8, sl.size()), sl.end()); add(v, b, 0);
+         newest_first(v, pl); return v; }, 8},
+      {"scan-store4-fence", false, [](const V& pl, const V& sl) {
+         V v; add(v, pl, 0); add(v, pl, 0); add(v, sl, kStore4); v.push_back(kFence); newest_first(v, pl); return v; }, 8},
+      {"scan-store128", false, [](const V& pl, const V& sl) {
+         V v; add(v, pl, 0); add(v, pl, 0); add(v, sl, kStore128); v.push_back(kFence); newest_first(v, pl); return v; }, 8},
+      {"scan-read-store4", false, [](const V& pl, const V& sl) {
+         V v; add(v, pl, 0); add(v, pl, 0);
+         for (unsigned l : sl) { v.push_back(l); v.push_back(l | kStore4); }
+         v.push_back(kFence); newest_first(v, pl); return v; }, 8},
+      {"stored-then-read-back", false, [](const V&, const V& sl) {
+         V v; add(v, sl, kStore4); v.push_back(kFence); newest_first(v, sl); return v; }, 0},
+      {"copies-store4", true, [](const V& pl, const V& sl) {
+         V v; add(v, pl, 0); add(v, pl, 0); add(v, sl, kStore4); v.push_back(kFence); newest_first(v, pl); return v; }, 8},
+      {"copies-read-store4", true, [](const V& pl, const V& sl) {
+         V v; add(v, pl, 0); add(v, pl, 0);
+         for (unsigned l : sl) { v.push_back(l); v.push_back(l | kStore4); }
+         v.push_back(kFence); newest_first(v, pl); return v; }, 8},
+      {"copies-read-store4-read", true, [](const V& pl, const V& sl) {
+         V v; add(v, pl, 0); add(v, pl, 0);
+         for (unsigned l : sl) { v.push_back(l); v.push_back(l | kStore4); v.push_back(kFence); v.push_back(l); }
+         newest_first(v, pl); return v; }, 8},
+      {"copies-read-store4-then-time-copies", true, [](const V&, const V& sl) {
+         V v; for (unsigned l : sl) { v.push_back(l); v.push_back(l | kStore4); }
+         v.push_back(kFence); newest_first(v, sl); return v; }, 0},
+  };
+  for (const Case& cs : cases) {
+    for (size_t m : {4, 8, 12, 16, 20, 24, 32}) {
+      const size_t avail = cs.scan_copies ? copies.size() : same.size() - p;
+      if (m > avail) continue;
+      const size_t timed = cs.timed ? cs.timed : m;
+      std::printf("WRITE %s m=%zu hits of %zu:", cs.name, m, timed);
+      for (size_t rep = 0; rep < 3; ++rep) {
+        V pl, sl;
+        for (size_t i = 0; i < p; ++i) pl.push_back(same[(i + rep * 5) % same.size()]);
+        for (size_t i = 0; i < m; ++i)
+          sl.push_back(cs.scan_copies ? copies[(rep * 3 + i) % copies.size()] : same[(i + rep * 5 + p) % same.size()]);
+        flush();
+        std::printf(" %d", tail_hits(run_seq(cs.build(pl, sl)), timed));
+      }
+      std::printf("\n");
+    }
+  }
+}
+
+// Does the policy change when the whole L2 thrashes? Cyclic reads of n
+// lines of x's set, 16 rounds, after a flush; then after every SM re-read
+// the 96 MiB pool 8 times (thrash_k, one block an SM); then the first
+// scan case again.
+void thrash_tests(const std::vector<unsigned>& same, int sms) {
+  auto cyclic = [&](size_t n, const char* when) {
+    if (n > same.size()) return;
+    std::vector<unsigned> seq;
+    const int rounds = 16;
+    for (int r = 0; r < rounds; ++r) seq.insert(seq.end(), same.begin(), same.begin() + static_cast<std::ptrdiff_t>(n));
+    const std::vector<unsigned> c = run_seq(seq);
+    std::printf("THRASH %s cyclic n=%zu hits per round:", when, n);
+    for (int r = 0; r < rounds; ++r) {
+      int h = 0;
+      for (size_t i = 0; i < n; ++i) h += static_cast<long long>(c[static_cast<size_t>(r) * n + i]) <= g_threshold;
+      std::printf(" %d", h);
+    }
+    std::printf("\n");
+  };
+  for (size_t n : {17, 18, 20, 24, 32}) { flush(); cyclic(n, "quiet"); }
+  for (size_t n : {17, 18, 20, 24, 32}) {
+    thrash_k<<<sms, kThreads>>>(g_buf + kPoolStart, kPoolBytes, 8, g_sm);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    cyclic(n, "after-thrash");
+  }
+}
+
 // Rank over GF(2) of the differences (as line numbers).
 int rank2(std::vector<unsigned> v) {
   int r = 0;
@@ -270,6 +463,11 @@ int main(int argc, char** argv) {
   // `sets`: targets at random in the first 64 MiB, only their sets (no
   // bits, evenness or replacement tests): a sample of sets.
   const bool sample = argc > 2 && std::string(argv[2]) == "sets";
+  // `replacement`: each target's set as without a mode, then the scan and
+  // thrash tests of the replacement policy (scan_tests, thrash_tests).
+  const bool replacement = argc > 2 && std::string(argv[2]) == "replacement";
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a line at a time: a run cut short keeps what it found
   CK(cudaMalloc(&g_buf, kBuffer));
   CK(cudaMemset(g_buf, 0, kBuffer));
@@ -385,6 +583,14 @@ int main(int argc, char** argv) {
     for (unsigned l : found)
       if (home_parity(size_t{l} * kLine) == home_parity(xoff)) same.push_back(l);
     policy(same, e.size());
+    if (!replacement) continue;
+    std::vector<unsigned> copies;  // x's set's lines homed in the other half (copies here)
+    for (unsigned l : found)
+      if (home_parity(size_t{l} * kLine) != home_parity(xoff)) copies.push_back(l);
+    std::printf("REPLACEMENT %zu homes, %zu copies\n", same.size(), copies.size());
+    scan_tests(same, copies);
+    write_tests(same, copies);
+    thrash_tests(same, sms);
   }
   return 0;
 }
