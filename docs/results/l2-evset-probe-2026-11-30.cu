@@ -38,12 +38,17 @@
 // beyond the 128 MiB), a summary, EVEN, POLICY, CYCLIC and ORDER; with
 // `replacement` also REPLACEMENT, SCAN, WRITE and THRASH.
 // Build: nvcc -O2 -gencode=arch=compute_90,code=sm_90 -o evset l2-evset-probe-2026-11-30.cu
+//   Mode `window` also needs fasim's CUPTI code: from the repository root,
+//   after the cuda preset's build (cmake --build build/cuda --target fasim_cuda),
+//   `bash docs/results/l2-evset-2026-11-30.sh --build-window` links it in
+//   (-DEVSET_CUPTI, evset_window_counters.cpp) to build/gpu-carry/evset-window.
 // Run:   ./evset [targets]   (no ncu; caches and clocks left as they are)
 //        ./evset N sets      N targets at random, each's set only (SIZE, E, MEMBER)
 //        ./evset N replacement  as ./evset N, then the scan and thrash tests
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +58,10 @@
 #include <vector>
 
 #include "probe_common.cuh"
+#ifdef EVSET_CUPTI  // mode `window`: fasim's CUPTI range profiler, in evset_window_counters.cpp
+#include <functional>
+double dram_read_bytes_of(const std::function<void()>& launches);
+#endif
 
 namespace {
 constexpr size_t kMiB = size_t{1} << 20;
@@ -92,9 +101,13 @@ __global__ void test_k(const char* buf, unsigned x, const unsigned* cand, unsign
 // 4-byte store to the line; kStore128, a store of the whole line; kFence,
 // a __threadfence() (the line is ignored).
 constexpr unsigned kStore4 = 0x80000000u, kStore128 = 0x40000000u, kFence = 0x20000000u;
-__global__ void seq_k(char* buf, const unsigned* lines, unsigned n, unsigned* cycles) {
+// With want_sm >= 0 only the first block to start on SM want_sm runs it
+// (claim: 0 before the launch; the block writes its SM there, plus 1).
+__global__ void seq_k(char* buf, const unsigned* lines, unsigned n, unsigned* cycles, int want_sm,
+                      unsigned* claim) {
   __shared__ volatile unsigned keep[2];
   if (threadIdx.x != 0) return;
+  if (want_sm >= 0 && (smid() != static_cast<unsigned>(want_sm) || atomicCAS(claim, 0u, smid() + 1) != 0)) return;
   unsigned dep = 0;
   for (unsigned i = 0; i < n; ++i) {
     const unsigned op = lines[i] & (kStore4 | kStore128 | kFence);
@@ -129,6 +142,35 @@ __global__ void thrash_k(const char* buf, size_t bytes, int passes, unsigned* si
     for (size_t l = blockIdx.x * size_t{blockDim.x} + threadIdx.x; l < lines; l += size_t{gridDim.x} * blockDim.x)
       acc ^= __ldcg(reinterpret_cast<const unsigned*>(buf + l * kLine));
   if (acc == 0x12345678u) *sink = acc;  // never: keeps the loads
+}
+
+// Mode `window`: block k re-reads units [k * per, (k + 1) * per) of the
+// subset of [base, ...) made of every other 2^bit-byte chunk (bit 0: one
+// run), 256 threads a 4 KiB unit, as the stride probe's read_k; it notes
+// its SM. One block an SM (the shared memory asked for).
+constexpr size_t kUnit = 4096;
+[[maybe_unused]] constexpr int kOneBlockAnSm = 115968;  // used with EVSET_CUPTI
+__global__ void reread_k(const char* base, size_t per, int bit, unsigned* sm_of_block,
+                         unsigned long long* span = nullptr) {
+  extern __shared__ unsigned big[];
+  unsigned long long t0 = 0, t1 = 0;
+  if (span && threadIdx.x == 0) asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  unsigned acc = 0;
+  const size_t chunk = bit > 0 ? size_t{1} << bit : 0, per_chunk = bit > 0 ? chunk / kUnit : 1;
+  for (size_t k = 0; k < per; ++k) {
+    const size_t u = blockIdx.x * per + k;
+    const size_t at = bit > 0 ? (u / per_chunk) * 2 * chunk + (u % per_chunk) * kUnit : u * kUnit;
+    const uint4 x = __ldcg(reinterpret_cast<const uint4*>(base + at) + threadIdx.x);
+    acc ^= x.x ^ x.y ^ x.z ^ x.w;
+  }
+  if (threadIdx.x == 0) { big[0] = acc; sm_of_block[blockIdx.x] = smid(); }
+  if (acc == 0x9E3779B9u) sm_of_block[0] = acc + big[0];  // never: keeps the loads
+  __syncthreads();
+  if (span && threadIdx.x == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t1));
+    span[2 * blockIdx.x] = t0;
+    span[2 * blockIdx.x + 1] = t1;
+  }
 }
 
 namespace {
@@ -225,12 +267,22 @@ void members(unsigned x, const std::vector<unsigned>& e_less, const std::vector<
 }
 
 // The cycles of each read of `lines`, in order (one launch, one thread).
-std::vector<unsigned> run_seq(const std::vector<unsigned>& lines) {
+// On SM `sm` when given (one block on each SM, four times over; the first
+// on `sm` runs it), else in one block wherever it lands (SM 124 so far).
+std::vector<unsigned> run_seq(const std::vector<unsigned>& lines, int sm = -1) {
   unsigned* cyc = nullptr;
   CK(cudaMalloc(&cyc, lines.size() * sizeof(unsigned)));
   CK(cudaMemcpy(g_cand, lines.data(), lines.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
-  seq_k<<<1, 32>>>(g_buf, g_cand, static_cast<unsigned>(lines.size()), cyc);
+  CK(cudaMemset(g_sm, 0, sizeof(unsigned)));
+  int sms = 1;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  seq_k<<<sm < 0 ? 1 : 4 * sms, 32>>>(g_buf, g_cand, static_cast<unsigned>(lines.size()), cyc, sm, g_sm);
   CK(cudaGetLastError());
+  if (sm >= 0) {
+    unsigned ran = 0;
+    CK(cudaMemcpy(&ran, g_sm, sizeof ran, cudaMemcpyDeviceToHost));
+    if (ran != static_cast<unsigned>(sm) + 1) { std::printf("no block ran on SM %d\n", sm); std::exit(1); }
+  }
   std::vector<unsigned> out(lines.size());
   CK(cudaMemcpy(out.data(), cyc, out.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
   CK(cudaFree(cyc));
@@ -415,6 +467,105 @@ void write_tests(const std::vector<unsigned>& same, const std::vector<unsigned>&
   }
 }
 
+// The other half (mode `replacement`), from SM `far_sm` in it (SM 6 on
+// the H200s measured: h200-2026-11-30-sm-map.txt). HALFSET: are the lines
+// of x's set homed in the other half a set there too? y, one of them, then
+// 15 or 16 more of them (or 16 lines at 4 KiB steps from y, homed with y:
+// a control), all from far_sm, then y timed: evicted means one set.
+// HALFCOPY: the same with 16 lines homed in x's half (copies there).
+// REMOTE: does a read from the other half make a line the newest at home?
+// From x's half read P, then Q (8 lines each); from far_sm read P (or
+// nothing, or P again from x's half); from x's half read 8 more; time P.
+// LRU that counts the remote read: 8 hits; one that does not: 0.
+// REMOTEFILL and FARHIT: below.
+void half_tests(const std::vector<unsigned>& same, const std::vector<unsigned>& copies, int far_sm) {
+  if (copies.size() < 20 || same.size() < 24) return;
+  auto evicted = [&](const V& others, int sm, unsigned y) {
+    int slow = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+      flush();
+      V seq{y};
+      seq.insert(seq.end(), others.begin(), others.end());
+      seq.push_back(y);
+      slow += static_cast<long long>(run_seq(seq, sm).back()) > g_threshold;
+    }
+    return slow;
+  };
+  for (int k = 0; k < 3; ++k) {
+    const unsigned y = copies[static_cast<size_t>(k)];
+    V set16, set15, control, homes16;
+    for (size_t i = 0; set16.size() < 16; ++i)
+      if (copies[(k + 1 + i) % copies.size()] != y) set16.push_back(copies[(k + 1 + i) % copies.size()]);
+    set15.assign(set16.begin(), set16.begin() + 15);
+    for (unsigned step = 1; control.size() < 16; ++step) {
+      const unsigned l = y + step * 32;  // 4 KiB steps
+      if (home_parity(size_t{l} * kLine) == home_parity(size_t{y} * kLine)) control.push_back(l);
+    }
+    homes16.assign(same.begin(), same.begin() + 16);
+    std::printf("HALFSET y=0x%zx from SM %d: evicted in 3 tries by 16 of its set %d, 15 %d, 16 at 4 KiB steps %d\n",
+                size_t{y} * kLine, far_sm, evicted(set16, far_sm, y), evicted(set15, far_sm, y),
+                evicted(control, far_sm, y));
+    std::printf("HALFCOPY y=0x%zx from SM %d: evicted in 3 tries by 16 lines of the set homed in x's half %d\n",
+                size_t{y} * kLine, far_sm, evicted(homes16, far_sm, y));
+  }
+  const V pl(same.begin(), same.begin() + 8), ql(same.begin() + 8, same.begin() + 16),
+      rl(same.begin() + 16, same.begin() + 24);
+  const char* names[] = {"P read from the other half", "nothing", "P read again from x's half"};
+  for (int variant = 0; variant < 3; ++variant) {
+    std::printf("REMOTE %s: hits of P:", names[variant]);
+    for (int rep = 0; rep < 3; ++rep) {
+      flush();
+      V first = pl;
+      first.insert(first.end(), ql.begin(), ql.end());
+      run_seq(first);
+      if (variant == 0) run_seq(pl, far_sm);
+      if (variant == 2) run_seq(pl);
+      V last = rl;
+      newest_first(last, pl);
+      std::printf(" %d", tail_hits(run_seq(last), 8));
+    }
+    std::printf("\n");
+  }
+  // REMOTEFILL: where does a line read from the other half, missing in
+  // both, go at home? (a) From x's half read Q; from far_sm read P (from
+  // DRAM); from x's half read 8 more; time P. (b) From far_sm read P; from
+  // x's half time P. (c) From far_sm read P, then time P there (its
+  // copies). Newest at home: (a) 8, (b) 8; oldest: (a) 0, (b) 1; not at all: 0, 0.
+  // FARHIT: does a read that finds its line at home in the other half
+  // leave a copy here? C: 8 lines of x's set homed in the other half. (a)
+  // From far_sm read C (their homes); from here read C twice, timing both
+  // (far hits, then near hits if copies were made). (b) From here read C
+  // twice (from DRAM: copies made, as SCAN found). Cycles of each read.
+  const V cl(copies.begin(), copies.begin() + 8);
+  for (int variant = 0; variant < 2; ++variant) {
+    flush();
+    if (variant == 0) run_seq(cl, far_sm);
+    V twice = cl;
+    twice.insert(twice.end(), cl.begin(), cl.end());
+    const std::vector<unsigned> c = run_seq(twice);
+    std::printf("FARHIT (%c) %s: first reads", variant == 0 ? 'a' : 'b',
+                variant == 0 ? "C there, C here twice" : "C here twice");
+    for (size_t i = 0; i < 8; ++i) std::printf(" %u", c[i]);
+    std::printf("; second reads");
+    for (size_t i = 8; i < 16; ++i) std::printf(" %u", c[i]);
+    std::printf("; hits of the second %d\n", tail_hits(c, 8));
+  }
+  const char* fills[] = {"(a) Q here, P there, 8 more here, P here", "(b) P there, P here", "(c) P there, P there"};
+  for (int variant = 0; variant < 3; ++variant) {
+    std::printf("REMOTEFILL %s: hits of P:", fills[variant]);
+    for (int rep = 0; rep < 3; ++rep) {
+      flush();
+      if (variant == 0) run_seq(ql);
+      run_seq(pl, far_sm);
+      V last;
+      if (variant == 0) last = rl;
+      newest_first(last, pl);
+      std::printf(" %d", tail_hits(run_seq(last, variant == 2 ? far_sm : -1), 8));
+    }
+    std::printf("\n");
+  }
+}
+
 // Does the policy change when the whole L2 thrashes? Cyclic reads of n
 // lines of x's set, 16 rounds, after a flush; then after every SM re-read
 // the 96 MiB pool 8 times (thrash_k, one block an SM); then the first
@@ -443,6 +594,71 @@ void thrash_tests(const std::vector<unsigned>& same, int sms) {
   }
 }
 
+// Mode `window`: the stride probe's one run and strided halves, re-read 4
+// times by one block an SM, on the very window whose sets were sampled
+// (offset 0 of this buffer), so that a model fed those sets can be checked
+// against DRAM bytes measured there. Not under ncu: ncu's own allocations
+// move the buffer to other pages (under ncu target 0 no longer reduced).
+// The DRAM bytes come from fasim's CUPTI range profiler instead, which
+// starts after the buffer is placed: one range a flush (the pool, twice,
+// by every SM) and the first k passes, k = 0 to 4; pass k's bytes are the
+// difference of ranges k and k - 1. WINDOW gives them; DRIFT how far the
+// blocks drift apart in each pass (an unprofiled run); BLOCKS each block's SM.
+void window_rereads(int sms) {
+#ifdef EVSET_CUPTI
+  CK(cudaFuncSetAttribute(reread_k, cudaFuncAttributeMaxDynamicSharedMemorySize, kOneBlockAnSm));
+  unsigned* sm_of_block = nullptr;
+  unsigned long long* span = nullptr;
+  CK(cudaMalloc(&sm_of_block, static_cast<size_t>(sms) * sizeof(unsigned)));
+  CK(cudaMalloc(&span, 2 * static_cast<size_t>(sms) * sizeof(unsigned long long)));
+  for (int f : {32, 36, 40})
+    for (int bit : {0, 14, 16, 21, 22}) {
+      const size_t per = static_cast<size_t>(f) * kMiB / kUnit / static_cast<size_t>(sms);
+      std::vector<double> upto;  // DRAM bytes read by the flush and the first k passes
+      for (int k = 0; k <= 4; ++k)
+        upto.push_back(dram_read_bytes_of([&] {
+          thrash_k<<<sms, kThreads>>>(g_buf + kPoolStart, kPoolBytes, 2, g_sm);
+          for (int pass = 1; pass <= k; ++pass) reread_k<<<sms, 256, kOneBlockAnSm>>>(g_buf, per, bit, sm_of_block);
+        }));
+      std::printf("WINDOW F%d b%d DRAM MB read a pass:", f, bit);
+      for (int k = 1; k <= 4; ++k) std::printf(" %.2f", (upto[static_cast<size_t>(k)] - upto[static_cast<size_t>(k) - 1]) / 1e6);
+      std::printf("  (flush %.1f)\n", upto[0] / 1e6);
+      // The same once more, unprofiled, each block's start and end noted:
+      // how far the blocks drift apart within a pass.
+      thrash_k<<<sms, kThreads>>>(g_buf + kPoolStart, kPoolBytes, 2, g_sm);
+      for (int pass = 1; pass <= 4; ++pass) {
+        reread_k<<<sms, 256, kOneBlockAnSm>>>(g_buf, per, bit, sm_of_block, span);
+        CK(cudaGetLastError());
+        std::vector<unsigned long long> t(2 * static_cast<size_t>(sms));
+        CK(cudaMemcpy(t.data(), span, t.size() * sizeof(t[0]), cudaMemcpyDeviceToHost));
+        const unsigned long long first = *std::min_element(t.begin(), t.end());
+        double mean = 0, var = 0, last_start = 0;
+        for (int b = 0; b < sms; ++b) {
+          mean += static_cast<double>(t[2 * b + 1] - t[2 * b]) / sms;
+          last_start = std::max(last_start, static_cast<double>(t[2 * b] - first));
+        }
+        for (int b = 0; b < sms; ++b) {
+          const double dur = static_cast<double>(t[2 * b + 1] - t[2 * b]);
+          var += (dur - mean) * (dur - mean) / sms;
+        }
+        std::printf("DRIFT W/F%d/b%d pass %d: a block's time %.1f us mean, sd %.1f us (%.3f of the mean); "
+                    "last block started %.1f us after the first\n",
+                    f, bit, pass, mean / 1e3, std::sqrt(var) / 1e3, std::sqrt(var) / mean, last_start / 1e3);
+      }
+      std::vector<unsigned> at(static_cast<size_t>(sms));
+      CK(cudaMemcpy(at.data(), sm_of_block, at.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+      std::printf("BLOCKS W/F%d/b%d:", f, bit);
+      for (unsigned a : at) std::printf(" %u", a);
+      std::printf("\n");
+    }
+  CK(cudaFree(sm_of_block));
+  CK(cudaFree(span));
+#else
+  (void)sms;
+  std::printf("WINDOW: built without EVSET_CUPTI; no re-reads\n");
+#endif
+}
+
 // Rank over GF(2) of the differences (as line numbers).
 int rank2(std::vector<unsigned> v) {
   int r = 0;
@@ -466,6 +682,9 @@ int main(int argc, char** argv) {
   // `replacement`: each target's set as without a mode, then the scan and
   // thrash tests of the replacement policy (scan_tests, thrash_tests).
   const bool replacement = argc > 2 && std::string(argv[2]) == "replacement";
+  // `window`: the targets' sets as without a mode (so the output shows the
+  // window maps as before), then window_rereads.
+  const bool window = argc > 2 && std::string(argv[2]) == "window";
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a line at a time: a run cut short keeps what it found
@@ -590,7 +809,9 @@ int main(int argc, char** argv) {
     std::printf("REPLACEMENT %zu homes, %zu copies\n", same.size(), copies.size());
     scan_tests(same, copies);
     write_tests(same, copies);
+    half_tests(same, copies, 6);
     thrash_tests(same, sms);
   }
+  if (window) window_rereads(sms);
   return 0;
 }

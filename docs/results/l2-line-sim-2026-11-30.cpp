@@ -7,8 +7,15 @@
 //   r  a random hash of the line (the model's assumption, per line);
 //   m  the line's rank among its half's lines, modulo the sets (a run
 //      fills every set in turn: perfectly even);
-//   p  as m within each 2 MiB page, each page at a random rotation.
-// Each buffer starts at a random 2 MiB page; three seeds.
+//   p  as m within each 2 MiB page, each page at a random rotation;
+//   s  (2026-12-01) the sets the evset probe found, as measured: the 521
+//      sets of h200-2026-11-30-l2-evset-sets*.txt (535 targets), each with every line of
+//      the probe's first 128 MiB that falls in it (homes and copies). Only
+//      lines in those sets are simulated, both halves holding the same 521
+//      sets (a copy takes its home's set index in the other half), and the
+//      DRAM reads are scaled by 15,360 / 521. The buffers lie in the 128
+//      MiB, one after the other on 2 MiB pages, in an order each seed shuffles.
+// Else each buffer starts at a random 2 MiB page; three seeds.
 // Sequences: `stride`: the stride probe (l2-stride-2026-11-30.md): 132
 // blocks re-read their share of F = 32 or 40 MiB, one run, every other 2^b
 // bytes of a 2F buffer, or a random half of its 4 KiB units; MB read in
@@ -18,13 +25,18 @@
 // Build (from the repository root, after the CPU build; lru_halves.hpp beside it):
 //   g++ -std=c++20 -O2 -I sim/include docs/results/l2-line-sim-2026-11-30.cpp
 //       build/default/sim/libfasim_sim.a -ltomlplusplus -o line-sim   (one line)
-// Run:  ./line-sim INDEX WAYS stride
+// Run:  ./line-sim INDEX WAYS stride      (INDEX s reads the sets from docs/results)
 //       ./line-sim INDEX WAYS NAME docs/results/h200-2026-11-30-flash1-pattern-parts.csv
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <random>
+#include <regex>
+#include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fasim/device_spec.hpp"
@@ -34,8 +46,76 @@
 using namespace fasim;
 static char g_mode = 'm';
 static int g_ways = 16;
+// Blocks drift apart (2026-12-01): each pass, block b runs at 1 + J z_b of
+// the common speed (z_b normal), and its accesses are played in the order
+// of their times. J = 0: lock step, every block's k-th step before any
+// (k+1)-th. The window probe measured the blocks' spread: a standard
+// deviation of 1% of a pass without misses, 5 to 30% with them.
+static double g_jitter = 0;
 
-// Home half: the measured XOR hash; set: one of the three guesses (g_mode).
+// Step k of block b at time (k + 1/2) speed_b; the (step, block) pairs in
+// the order they run.
+std::vector<std::pair<u64, int>> drift_order(u64 steps, int blocks, std::mt19937_64& r) {
+  std::normal_distribution<double> z(0.0, 1.0);
+  std::vector<double> speed(blocks);
+  for (double& v : speed) v = 1.0 + g_jitter * z(r);
+  std::vector<std::pair<double, std::pair<u64, int>>> t;
+  for (u64 k = 0; k < steps; ++k)
+    for (int b = 0; b < blocks; ++b) t.push_back({(k + 0.5) * speed[b], {k, b}});
+  std::stable_sort(t.begin(), t.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::pair<u64, int>> out;
+  for (const auto& e : t) out.push_back(e.second);
+  return out;
+}
+
+// Mode s: the measured sets, line number -> set (0 .. g_sampled_sets - 1).
+static std::unordered_map<u64, u64> g_sample;
+static u64 g_sampled_sets = 0;
+constexpr u64 kHalfSets = 15360, kWindow = 128ull << 20;
+
+// Reads the evset probe's sets (TARGET x, then its MEMBER lines, kept once
+// the target is done; a target found twice, or a set met again through
+// another target, counts once).
+void read_sample(const std::vector<std::string>& paths) {
+  const std::regex target(R"(TARGET \d+ x=(0x[0-9a-f]+))"), member(R"(MEMBER (0x[0-9a-f]+))");
+  for (const std::string& path : paths) {
+    std::string text;
+    if (path.ends_with(".gz")) {
+      FILE* f = popen(("gzip -dc " + path).c_str(), "r");
+      char buf[1 << 16];
+      for (size_t k; f && (k = fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, k);
+      if (f) pclose(f);
+    } else {
+      std::ifstream in(path);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      text = ss.str();
+    }
+    std::istringstream in(text);
+    std::vector<u64> cur;
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, target)) {
+        cur = {std::stoull(m[1], nullptr, 16) / 128};
+      } else if (std::regex_search(line, m, member)) {
+        cur.push_back(std::stoull(m[1], nullptr, 16) / 128);
+      } else if (line.find(" done: ") != std::string::npos && !cur.empty()) {
+        u64 id = g_sampled_sets;
+        for (u64 l : cur)
+          if (auto it = g_sample.find(l); it != g_sample.end()) id = it->second;  // met before
+        if (id == g_sampled_sets) ++g_sampled_sets;
+        for (u64 l : cur) g_sample[l] = id;
+        cur.clear();
+      }
+    }
+  }
+  std::fprintf(stderr, "sample: %llu sets, %zu lines\n", static_cast<unsigned long long>(g_sampled_sets),
+               g_sample.size());
+}
+bool simulated(u64 a) { return g_mode != 's' || g_sample.count(a / 128) > 0; }
+double scale() { return g_mode == 's' ? double(kHalfSets) / double(g_sampled_sets) : 1.0; }
+
+// Home half: the measured XOR hash; set: one of the guesses (g_mode).
 struct GuessIndex {
   u64 salt;
   int home(u64 a) const {
@@ -45,16 +125,36 @@ struct GuessIndex {
   u64 set(u64 a, int half, u64 sets) const {
     const u64 line = a >> 7;
     if (g_mode == 'r') return mix((line * 2 + half) ^ salt) % sets;
+    if (g_mode == 's') return g_sample.at(line);
     const u64 idx = ((a >> 13) << 5) | (line & 31);  // a line's rank among its half's lines (every 8 KiB splits in two)
     if (g_mode == 'm') return idx % sets;
     return (idx + mix((a >> 21) ^ salt)) % sets;  // 'p': as m within 2 MiB pages, pages at random rotations
   }
 };
 struct L2 : LruHalves<GuessIndex> {
-  L2(u64 bytes, u64 seed) : LruHalves(bytes, g_ways, GuessIndex{mix(seed)}) {}
+  // Mode s: only the sampled sets, in each half.
+  L2(u64 bytes, u64 seed)
+      : LruHalves(g_mode == 's' ? 2 * g_sampled_sets * g_ways * 128 : bytes, g_ways, GuessIndex{mix(seed)}) {}
 };
 constexpr u64 MiB = 1ull << 20, Page = 2 * MiB;
-struct Rng { std::mt19937_64 r; u64 base() { return (r() % (1 << 16)) * Page; } };
+// Where buffers start: a random 2 MiB page; in mode s, `lay` places them
+// in the sampled window instead.
+struct Rng {
+  std::mt19937_64 r;
+  u64 base() { return (r() % (1 << 16)) * Page; }
+  // Mode s: buffers of these sizes one after the other on 2 MiB pages from
+  // 0, in a shuffled order; their starts, in the order given.
+  std::vector<u64> lay(const std::vector<u64>& bytes) {
+    std::vector<size_t> order(bytes.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), r);
+    std::vector<u64> at(bytes.size());
+    u64 next = 0;
+    for (size_t i : order) { at[i] = next; next += (bytes[i] + Page - 1) / Page * Page; }
+    if (next > kWindow) { std::fprintf(stderr, "mode s: the buffers need %llu MiB, past the 128 MiB sampled\n", static_cast<unsigned long long>(next / MiB)); std::exit(2); }
+    return at;
+  }
+};
 
 // flash1 pattern: blocks in lock step per op. Returns MB read per pass.
 std::vector<double> flash1(const Flash1Pattern& p, const std::vector<int>& half_of_block, u64 seed) {
@@ -62,43 +162,53 @@ std::vector<double> flash1(const Flash1Pattern& p, const std::vector<int>& half_
   L2 l2(60 * MiB, seed + 1);
   const int heads = static_cast<int>(half_of_block.size());
   const u64 n = p.n, d = p.d, row = d * 2, head = n * row;
-  const u64 Q = rg.base(), O = rg.base(), K = rg.base(), V = rg.base(), L = rg.base(), M = rg.base();
+  u64 Q = rg.base(), O = rg.base(), K = rg.base(), V = rg.base(), L = rg.base(), M = rg.base();
+  if (g_mode == 's') {
+    const u64 t = heads * head, lm = heads * n * 4;
+    const std::vector<u64> at = rg.lay({t, t, t, t, lm, lm});
+    Q = at[0]; O = at[1]; K = at[2]; V = at[3]; L = at[4]; M = at[5];
+  }
   std::vector<double> per;
+  struct Op { u64 buf, off, bytes; bool w; };
   for (u64 c0 = 0; c0 < n; c0 += p.bc) {
     long rd = 0;
-    auto op = [&](u64 buf, u64 off, u64 bytes, bool w) {
-      for (int b = 0; b < heads; ++b) {
-        const u64 a0 = buf + b * (buf == L || buf == M ? n * 4 : head) + off;
-        for (u64 a = a0 & ~127ull; a < a0 + bytes; a += 128) {
-          if (w) l2.write(a, half_of_block[b]);
+    std::vector<std::vector<Op>> steps(1);  // this pass, step by step, the same for every head: K_j and V_j, then row blocks
+    const u64 cols = std::min<u64>(p.bc, n - c0);
+    if (p.kv) { steps[0].push_back({K, c0 * row, cols * row, false}); if (p.read_v) steps[0].push_back({V, c0 * row, cols * row, false}); }
+    for (u64 r0 = 0; r0 < n; r0 += p.br) {
+      const u64 rows = std::min<u64>(p.br, n - r0);
+      std::vector<Op> st{{Q, r0 * row, rows * row, false}};
+      if (c0 > 0) {
+        st.push_back({O, r0 * row, rows * row, false});
+        if (p.lm) { st.push_back({L, r0 * 4, rows * 4, false}); st.push_back({M, r0 * 4, rows * 4, false}); }
+      }
+      if (p.write) {
+        st.push_back({O, r0 * row, rows * row, true});
+        if (p.lm && p.lm_write) { st.push_back({L, r0 * 4, rows * 4, true}); st.push_back({M, r0 * 4, rows * 4, true}); }
+      }
+      steps.push_back(st);
+    }
+    for (const auto& [k, b] : drift_order(steps.size(), heads, rg.r))
+      for (const Op& o : steps[k]) {
+        const u64 a0 = o.buf + b * (o.buf == L || o.buf == M ? n * 4 : head) + o.off;
+        for (u64 a = a0 & ~127ull; a < a0 + o.bytes; a += 128) {
+          if (!simulated(a)) continue;
+          if (o.w) l2.write(a, half_of_block[b]);
           else rd += l2.read(a, half_of_block[b]);
         }
       }
-    };
-    const u64 cols = std::min<u64>(p.bc, n - c0);
-    if (p.kv) { op(K, c0 * row, cols * row, false); if (p.read_v) op(V, c0 * row, cols * row, false); }
-    for (u64 r0 = 0; r0 < n; r0 += p.br) {
-      const u64 rows = std::min<u64>(p.br, n - r0);
-      op(Q, r0 * row, rows * row, false);
-      if (c0 > 0) {
-        op(O, r0 * row, rows * row, false);
-        if (p.lm) { op(L, r0 * 4, rows * 4, false); op(M, r0 * 4, rows * 4, false); }
-      }
-      if (p.write) {
-        op(O, r0 * row, rows * row, true);
-        if (p.lm && p.lm_write) { op(L, r0 * 4, rows * 4, true); op(M, r0 * 4, rows * 4, true); }
-      }
-    }
-    per.push_back(rd * 128 / 1e6);
+    per.push_back(rd * 128 / 1e6 * scale());
   }
   return per;
 }
 
-// stride probe: 132 blocks re-read their share of a subset of 4 KiB units, 4 passes; MB of passes 2-4.
-double stride(int fmib, int bit, u64 rmask, u64 seed, const std::vector<int>& half_of_sm) {
+// stride probe: 132 blocks re-read their share of a subset of 4 KiB units, 4 passes; MB of passes 2-4
+// (`per_pass`: each pass's). half_of_block: the half next to each block's SM.
+double stride(int fmib, int bit, u64 rmask, u64 seed, const std::vector<int>& half_of_block,
+              std::vector<double>* per_pass = nullptr) {
   Rng rg{std::mt19937_64(seed)};
   L2 l2(60 * MiB, seed + 1);
-  const u64 P = rg.base();
+  const u64 P = g_mode == 's' ? rg.lay({2 * u64(fmib) * MiB})[0] : rg.base();
   std::vector<u64> units;  // 4 KiB units of the footprint
   const u64 want = u64(fmib) * MiB / 4096;
   if (bit == 0 && rmask == 0) { for (u64 u = 0; u < want; ++u) units.push_back(u); }
@@ -108,24 +218,68 @@ double stride(int fmib, int bit, u64 rmask, u64 seed, const std::vector<int>& ha
   double after1 = 0;
   for (int pass = 0; pass < 4; ++pass) {
     long rd = 0;
-    for (u64 k = 0; k < share; ++k) for (int b = 0; b < blocks; ++b) {
+    for (const auto& [k, b] : drift_order(share, blocks, rg.r)) {
       const u64 a0 = P + units[b * share + k] * 4096;
-      for (u64 a = a0; a < a0 + 4096; a += 128) rd += l2.read(a, half_of_sm[b]);
+      for (u64 a = a0; a < a0 + 4096; a += 128)
+        if (simulated(a)) rd += l2.read(a, half_of_block[b]);
     }
-    if (pass > 0) after1 += rd * 128 / 1e6;
+    if (per_pass) per_pass->push_back(rd * 128 / 1e6 * scale());
+    if (pass > 0) after1 += rd * 128 / 1e6 * scale();
   }
   return after1;
 }
 
+// The window probe's re-reads (h200-2026-12-01-l2-window.txt, mode s): the
+// GPU's DRAM MB a pass (WINDOW) against the simulation's, the blocks on the
+// SMs the probe's BLOCKS line gives.
+int window(const std::string& path, const std::vector<int>& half) {
+  std::ifstream in(path);
+  if (!in) { std::fprintf(stderr, "cannot read %s\n", path.c_str()); return 2; }
+  const std::regex measured(R"(^WINDOW F(\d+) b(\d+) DRAM MB read a pass: (\S+) (\S+) (\S+) (\S+))");
+  const std::regex blocks(R"(^BLOCKS W/F(\d+)/b(\d+):(.*))");
+  std::vector<std::array<double, 4>> gpu;
+  std::vector<std::pair<int, int>> cfg;
+  std::vector<std::vector<int>> hb;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, measured)) {
+      cfg.push_back({std::stoi(m[1]), std::stoi(m[2])});
+      gpu.push_back({std::stod(m[3]), std::stod(m[4]), std::stod(m[5]), std::stod(m[6])});
+    } else if (std::regex_search(line, m, blocks)) {
+      std::istringstream sms(m[3].str());
+      std::vector<int> h;
+      for (int sm; sms >> sm;) h.push_back(half.at(static_cast<size_t>(sm)));
+      hb.push_back(h);
+    }
+  }
+  if (cfg.empty() || hb.size() != cfg.size()) { std::fprintf(stderr, "%s: no WINDOW and BLOCKS pairs\n", path.c_str()); return 2; }
+  std::printf("window re-reads, DRAM MB of passes 2 to 4 (each pass), jitter %.2f:\n", g_jitter);
+  for (size_t i = 0; i < cfg.size(); ++i) {
+    std::vector<double> tot, per0;
+    for (u64 seed = 1; seed <= 3; ++seed) tot.push_back(stride(cfg[i].first, cfg[i].second, 0, seed, hb[i], seed == 1 ? &per0 : nullptr));
+    std::sort(tot.begin(), tot.end());
+    std::printf("F%d b%-2d GPU %5.1f (%.1f %.1f %.1f)  sim %5.1f (%.1f-%.1f; seed 1: %.1f %.1f %.1f)\n", cfg[i].first,
+                cfg[i].second, gpu[i][1] + gpu[i][2] + gpu[i][3], gpu[i][1], gpu[i][2], gpu[i][3], tot[1], tot[0], tot[2],
+                per0[1], per0[2], per0[3]);
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  if (argc < 4 || (std::string(argv[3]) != "stride" && argc < 5)) {
-    std::fprintf(stderr, "usage: %s r|m|p WAYS stride | %s r|m|p WAYS NAME PATTERN.csv\n", argv[0], argv[0]);
+  if (argc > 4 && std::string(argv[argc - 1]).rfind("J=", 0) == 0) g_jitter = std::atof(argv[--argc] + 2);
+  const bool needs_file = argc > 3 && std::string(argv[3]) != "stride";
+  if (argc < 4 || (needs_file && argc < 5)) {
+    std::fprintf(stderr, "usage: %s r|m|p|s WAYS stride [J=x] | %s s WAYS window FILE [J=x] | %s r|m|p|s WAYS NAME PATTERN.csv [J=x]\n",
+                 argv[0], argv[0], argv[0]);
     return 2;
   }
   g_mode = argv[1][0]; g_ways = std::atoi(argv[2]);
+  if (g_mode == 's')
+    read_sample({"docs/results/h200-2026-11-30-l2-evset-sets.txt", "docs/results/h200-2026-11-30-l2-evset-sets455.txt.gz"});
   const std::string what = argv[3];
   const SmLayout layout = read_sm_layout("docs/results/h200-2026-11-30-sm-map.txt");
   std::vector<int> half(layout.half_of_sm.begin(), layout.half_of_sm.end());
+  if (what == "window") return window(argv[4], half);
   if (what == "stride") {
     for (int f : {32, 40}) {
       std::printf("F%d:", f);
@@ -137,6 +291,13 @@ int main(int argc, char** argv) {
       std::printf(" rand %.1f\n", s / 3);
     }
     return 0;
+  }
+  // A recording made on another board comes with its own SM map beside it.
+  const std::string csv = argv[4], own_map = csv.substr(0, csv.size() - 4) + "-sm-map.txt";
+  if (csv.ends_with(".csv") && std::ifstream(own_map)) {
+    const SmLayout own = read_sm_layout(own_map);
+    half.assign(own.half_of_sm.begin(), own.half_of_sm.end());
+    std::printf("SM map: %s\n", own_map.c_str());
   }
   for (const Flash1Pattern& p : read_flash1_pattern(argv[4])) {
     if (p.name.find(what) == std::string::npos || p.slices > 1 || p.workers > 0) continue;
