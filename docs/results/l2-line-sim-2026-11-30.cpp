@@ -1,32 +1,42 @@
-// A line-level L2 on the evset probe's facts (2026-11-30): two halves of
-// 30 MiB, each 16-way (or WAYS) LRU sets of 128-byte lines; a line's home
-// half by the measured XOR hash (l2-home-map-2026-11-30.md); a read from the
-// far half looks for a copy in the near half, and the near half keeps one
-// (as fasim's PartitionedL2); writes go home and leave a copy near. Only DRAM
-// reads are counted. The set index is a guess, one of three:
+// A line-level L2 on the evset probe's facts (2026-11-30, 2026-12-01): two
+// halves of 30 MiB, each 16-way (or WAYS) LRU sets of 128-byte lines; a
+// line's home half by the measured XOR hash (l2-home-map-2026-11-30.md); a
+// read from the far half looks for a copy in the near half, then the home,
+// and the near half keeps a copy (as fasim's PartitionedL2, and as measured:
+// l2-window-2026-12-01.md); writes go home, dirty, and leave a clean copy
+// near (lru_halves.hpp). The set index, one of four:
 //   r  a random hash of the line (the model's assumption, per line);
 //   m  the line's rank among its half's lines, modulo the sets (a run
 //      fills every set in turn: perfectly even);
 //   p  as m within each 2 MiB page, each page at a random rotation;
 //   s  (2026-12-01) the sets the evset probe found, as measured: the 521
-//      sets of h200-2026-11-30-l2-evset-sets*.txt (535 targets), each with every line of
-//      the probe's first 128 MiB that falls in it (homes and copies). Only
-//      lines in those sets are simulated, both halves holding the same 521
-//      sets (a copy takes its home's set index in the other half), and the
-//      DRAM reads are scaled by 15,360 / 521. The buffers lie in the 128
-//      MiB, one after the other on 2 MiB pages, in an order each seed shuffles.
-// Else each buffer starts at a random 2 MiB page; three seeds.
-// Sequences: `stride`: the stride probe (l2-stride-2026-11-30.md): 132
-// blocks re-read their share of F = 32 or 40 MiB, one run, every other 2^b
-// bytes of a 2F buffer, or a random half of its 4 KiB units; MB read in
-// passes 2 to 4. Else a flash1-pattern recording and a name filter: each
-// sequence (no slices, workers, kvj or together) with placement 0's SMs;
-// the GPU's median (least-most) and the simulation's.
+//      sets of h200-2026-11-30-l2-evset-sets*.txt (535 targets), each with
+//      every line of the probe's first 128 MiB that falls in it (homes and
+//      copies). Only lines in those sets are simulated, both halves holding
+//      the same 521 sets (one index for both halves, measured), and DRAM
+//      bytes are scaled by 15,360 / 521. The buffers lie in the 128 MiB,
+//      one after the other on 2 MiB pages, in an order each seed shuffles.
+// Else each buffer starts at a random 2 MiB page.
+// Blocks drift apart (J=x, default 0: lock step; drift_order).
+// What it runs:
+//   stride            the stride probe (l2-stride-2026-11-30.md): 132 blocks
+//                     re-read F = 32 or 40 MiB, one run, every other 2^b bytes,
+//                     or a random half; DRAM MB of passes 2 to 4 (3 seeds)
+//   window FILE       the window probe's re-reads (h200-2026-12-01-l2-window.txt),
+//                     against its DRAM bytes, pass by pass (index s)
+//   NAME FILE.csv     the flash1-pattern recordings whose name holds NAME,
+//                     each on its call's SM map when one lies beside it
+//   point TOML ALGO DTYPE HEADS N d BR BC [BLOCKS_PER_SM]
+//                     fasim's own Simulation of one recorded point, as
+//                     `fasim compare --recorded` runs it, its loads and stores
+//                     fed to the line-level L2 in fasim's order (index s;
+//                     SEEDS=n layouts, SMMAP=dealt|measured|gpu)
 // Build (from the repository root, after the CPU build; lru_halves.hpp beside it):
-//   g++ -std=c++20 -O2 -I sim/include docs/results/l2-line-sim-2026-11-30.cpp
+//   g++ -std=c++20 -O2 -I sim/include -I /usr/include/eigen3 docs/results/l2-line-sim-2026-11-30.cpp
 //       build/default/sim/libfasim_sim.a -ltomlplusplus -o line-sim   (one line)
-// Run:  ./line-sim INDEX WAYS stride      (INDEX s reads the sets from docs/results)
-//       ./line-sim INDEX WAYS NAME docs/results/h200-2026-11-30-flash1-pattern-parts.csv
+// Run:  ./line-sim s 16 window docs/results/h200-2026-12-01-l2-window.txt J=0.15
+//       ./line-sim s 16 / docs/results/h200-2026-11-30-flash1-pattern-parts.csv J=0.15
+//       ./line-sim s 16 point docs/results/h200-2026-11-22-measured.toml flash1 fp16 132 512 128 64 64
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -42,6 +52,8 @@
 #include "fasim/device_spec.hpp"
 #include "fasim/l2_flash1_pattern.hpp"
 #include "fasim/l2_probes.hpp"
+#include "fasim/fidelity.hpp"
+#include "fasim/simulation.hpp"
 #include "lru_halves.hpp"
 using namespace fasim;
 static char g_mode = 'm';
@@ -265,6 +277,85 @@ int window(const std::string& path, const std::vector<int>& half) {
   return 0;
 }
 
+// The SMs the H200 gave the blocks of a 132-block grid, block by block (the
+// window probe's BLOCKS line): runs of 16 SMs of one half. SMMAP=gpu deals
+// block b to SM kGpuDeal[b mod 132].
+const std::vector<int> kGpuDeal = {124, 125, 126, 127, 128, 129, 130, 131, 0,   1,   16,  17,  32,  33,  48,  49,  2,
+                                   3,   18,  19,  34,  35,  50,  51,  64,  65,  78,  79,  92,  93,  106, 107, 4,   5,
+                                   20,  21,  36,  37,  52,  53,  66,  67,  80,  81,  94,  95,  108, 109, 6,   7,   22,
+                                   23,  38,  39,  54,  55,  68,  69,  82,  83,  96,  97,  110, 111, 8,   9,   24,  25,
+                                   40,  41,  56,  57,  70,  71,  84,  85,  98,  99,  112, 113, 10,  11,  26,  27,  42,
+                                   43,  58,  59,  72,  73,  86,  87,  100, 101, 114, 115, 12,  13,  28,  29,  44,  45,
+                                   60,  61,  74,  75,  88,  89,  102, 103, 116, 117, 120, 121, 14,  15,  30,  31,  46,
+                                   47,  62,  63,  76,  77,  90,  91,  104, 105, 118, 119, 122, 123};
+
+// One recorded point as `fasim compare --recorded` predicts it (the device
+// profile given, the CUDA kernel's compute model, cold L2): fasim's
+// Simulation runs and its load and store steps, in the order it takes them,
+// go through the line-level L2 too, at the tensors' own offsets
+// (HbmTensor::offset), the tensors laid out in the window. SMs next to
+// half sm mod 2 (SMMAP=measured: the measured map). One line: fasim's DRAM
+// MB read and drained, the line-level model's (3 seeds: median, range).
+int point(const std::string& device_path, const std::vector<std::string>& a, const std::vector<int>& half_of_sm) {
+  const bool measured_map = getenv("SMMAP") && std::string(getenv("SMMAP")) == "measured";
+  const bool gpu_deal = getenv("SMMAP") && std::string(getenv("SMMAP")) == "gpu";
+  Workload w;
+  Mapping m;
+  m.algo = *parse_algo(a[0]);
+  w.dtype = *parse_dtype(a[1]);
+  w.heads = std::stoll(a[2]);
+  w.N = std::stoll(a[3]);
+  w.d = std::stoll(a[4]);
+  m.br = std::stoll(a[5]);
+  m.bc = std::stoll(a[6]);
+  if (a.size() > 7) m.blocks_per_sm = std::stoll(a[7]);
+  const DeviceSpec device = load_device(device_path);
+  std::vector<double> rd, drained;
+  double fasim_read = 0, fasim_drained = 0;
+  const u64 seeds = getenv("SEEDS") ? std::strtoull(getenv("SEEDS"), nullptr, 10) : 3;  // odd: a median
+  for (u64 seed = 1; seed <= seeds; ++seed) {
+    Simulation sim(device, w, m, {.numerics = false, .l2 = L2Start::cold, .compute = cuda_compute_model(w, m)});
+    std::vector<u64> bytes(kTensorCount, 0);
+    for (TensorId t : kAllTensors)
+      if (sim.hbm().has(t)) {
+        const HbmTensor& x = sim.hbm().at(t);
+        bytes[static_cast<size_t>(index(t))] = static_cast<u64>(x.bh * x.rows * x.cols * x.elem_bytes());
+      }
+    Rng rg{std::mt19937_64(seed)};
+    const std::vector<u64> at = rg.lay(bytes);
+    L2 l2(60 * MiB, seed + 1);
+    double lines = 0;
+    while (sim.next()) {
+      const Step& st = sim.step();
+      if (st.kind != StepKind::load && st.kind != StepKind::store) continue;
+      const HbmTensor& x = sim.hbm().at(st.tensor);
+      const u64 e = static_cast<u64>(x.elem_bytes()), base = at[static_cast<size_t>(index(st.tensor))];
+      const int half = gpu_deal  ? half_of_sm.at(static_cast<size_t>(kGpuDeal[static_cast<size_t>(st.block) % kGpuDeal.size()]))
+                       : measured_map ? half_of_sm.at(static_cast<size_t>(st.sm))
+                                      : static_cast<int>(st.sm % 2);
+      for (std::int64_t row = st.row0; row < st.row0 + st.rows; ++row) {
+        const u64 a0 = base + static_cast<u64>(x.offset(st.bh, row, st.col0)) * e;
+        for (u64 ad = a0 & ~127ull; ad < a0 + static_cast<u64>(st.cols) * e; ad += 128) {
+          if (!simulated(ad)) continue;
+          if (st.kind == StepKind::store) l2.write(ad, half);
+          else lines += l2.read(ad, half);
+        }
+      }
+    }
+    rd.push_back(lines * 128 / 1e6 * scale());
+    drained.push_back(static_cast<double>(l2.written_back() + l2.dirty_lines()) * 128 / 1e6 * scale());
+    const CacheTraffic c = sim.ledger().cache_total();
+    fasim_read = static_cast<double>(c.dram_read_bytes) / 1e6;
+    fasim_drained = static_cast<double>(c.dram_write_bytes + sim.l2_dirty_bytes()) / 1e6;
+  }
+  std::sort(rd.begin(), rd.end());
+  std::sort(drained.begin(), drained.end());
+  const size_t mid = rd.size() / 2;
+  std::printf("read fasim %.1f line %.1f (%.1f-%.1f) drained fasim %.1f line %.1f (%.1f-%.1f)\n", fasim_read, rd[mid],
+              rd.front(), rd.back(), fasim_drained, drained[mid], drained.front(), drained.back());
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc > 4 && std::string(argv[argc - 1]).rfind("J=", 0) == 0) g_jitter = std::atof(argv[--argc] + 2);
   const bool needs_file = argc > 3 && std::string(argv[3]) != "stride";
@@ -280,6 +371,10 @@ int main(int argc, char** argv) {
   const SmLayout layout = read_sm_layout("docs/results/h200-2026-11-30-sm-map.txt");
   std::vector<int> half(layout.half_of_sm.begin(), layout.half_of_sm.end());
   if (what == "window") return window(argv[4], half);
+  if (what == "point") {
+    if (argc < 12) { std::fprintf(stderr, "usage: %s s WAYS point DEVICE.toml ALGO DTYPE HEADS N d BR BC [BLOCKS_PER_SM]\n", argv[0]); return 2; }
+    return point(argv[4], std::vector<std::string>(argv + 5, argv + argc), half);
+  }
   if (what == "stride") {
     for (int f : {32, 40}) {
       std::printf("F%d:", f);
@@ -303,7 +398,9 @@ int main(int argc, char** argv) {
     if (p.name.find(what) == std::string::npos || p.slices > 1 || p.workers > 0) continue;
     if (p.name.find("kvj") != std::string::npos || p.name.find("together") != std::string::npos) continue;
     std::vector<int> hb;
-    const int heads = p.heads > 0 ? static_cast<int>(p.heads) : static_cast<int>(p.sm_of_block.size());
+    // The first calls recorded neither heads nor SMs: 132 heads, block b on SM b.
+    const int heads = p.heads > 0 ? static_cast<int>(p.heads)
+                      : p.sm_of_block.empty() ? 132 : static_cast<int>(p.sm_of_block.size());
     for (int b = 0; b < heads; ++b) hb.push_back(half[p.sm_of_block.empty() ? b : p.sm_of_block[b]]);
     std::vector<double> tot;
     std::vector<double> per0;
