@@ -30,7 +30,7 @@
 //                     fasim's own Simulation of one recorded point, as
 //                     `fasim compare --recorded` runs it, its loads and stores
 //                     fed to the line-level L2 in fasim's order (index s;
-//                     SEEDS=n layouts, SMMAP=dealt|measured|gpu)
+//                     SEEDS=n layouts, SMMAP=dealt|measured|gpu|gpu-shifted)
 // Build (from the repository root, after the CPU build; lru_halves.hpp beside it):
 //   g++ -std=c++20 -O2 -I sim/include -I /usr/include/eigen3 docs/results/l2-line-sim-2026-11-30.cpp
 //       build/default/sim/libfasim_sim.a -ltomlplusplus -o line-sim   (one line)
@@ -279,7 +279,8 @@ int window(const std::string& path, const std::vector<int>& half) {
 
 // The SMs the H200 gave the blocks of a 132-block grid, block by block (the
 // window probe's BLOCKS line): runs of 16 SMs of one half. SMMAP=gpu deals
-// block b to SM kGpuDeal[b mod 132].
+// block b to SM kGpuDeal[b mod 132]; gpu-shifted starts each layout's grid
+// at a random place in that order.
 const std::vector<int> kGpuDeal = {124, 125, 126, 127, 128, 129, 130, 131, 0,   1,   16,  17,  32,  33,  48,  49,  2,
                                    3,   18,  19,  34,  35,  50,  51,  64,  65,  78,  79,  92,  93,  106, 107, 4,   5,
                                    20,  21,  36,  37,  52,  53,  66,  67,  80,  81,  94,  95,  108, 109, 6,   7,   22,
@@ -298,7 +299,8 @@ const std::vector<int> kGpuDeal = {124, 125, 126, 127, 128, 129, 130, 131, 0,   
 // MB read and drained, the line-level model's (3 seeds: median, range).
 int point(const std::string& device_path, const std::vector<std::string>& a, const std::vector<int>& half_of_sm) {
   const bool measured_map = getenv("SMMAP") && std::string(getenv("SMMAP")) == "measured";
-  const bool gpu_deal = getenv("SMMAP") && std::string(getenv("SMMAP")) == "gpu";
+  const std::string smmap = getenv("SMMAP") ? getenv("SMMAP") : "dealt";
+  const bool gpu_deal = smmap == "gpu" || smmap == "gpu-shifted";
   Workload w;
   Mapping m;
   m.algo = *parse_algo(a[0]);
@@ -323,6 +325,9 @@ int point(const std::string& device_path, const std::vector<std::string>& a, con
       }
     Rng rg{std::mt19937_64(seed)};
     const std::vector<u64> at = rg.lay(bytes);
+    // gpu-shifted: each layout's grid starts at another place in the H200's
+    // deal order (the GPU's runs differ from launch to launch).
+    const size_t shift = smmap == "gpu-shifted" ? static_cast<size_t>(rg.r() % kGpuDeal.size()) : 0;
     L2 l2(60 * MiB, seed + 1);
     double lines = 0;
     while (sim.next()) {
@@ -330,7 +335,8 @@ int point(const std::string& device_path, const std::vector<std::string>& a, con
       if (st.kind != StepKind::load && st.kind != StepKind::store) continue;
       const HbmTensor& x = sim.hbm().at(st.tensor);
       const u64 e = static_cast<u64>(x.elem_bytes()), base = at[static_cast<size_t>(index(st.tensor))];
-      const int half = gpu_deal  ? half_of_sm.at(static_cast<size_t>(kGpuDeal[static_cast<size_t>(st.block) % kGpuDeal.size()]))
+      const size_t dealt_to = (static_cast<size_t>(st.block) + shift) % kGpuDeal.size();
+      const int half = gpu_deal  ? half_of_sm.at(static_cast<size_t>(kGpuDeal[dealt_to]))
                        : measured_map ? half_of_sm.at(static_cast<size_t>(st.sm))
                                       : static_cast<int>(st.sm % 2);
       for (std::int64_t row = st.row0; row < st.row0 + st.rows; ++row) {

@@ -14,7 +14,7 @@ and more (they fill the GPU) and the rest, over all points and over those
 that read more than 5% beyond Q, K and V once.
 
 Usage: python3 docs/results/l2-line-sim-points-2026-12-01.py LINE_SIM [SMMAP] [SEEDS]
-  LINE_SIM  the built line-sim; SMMAP dealt (default), measured or gpu; SEEDS 5
+  LINE_SIM  the built line-sim; SMMAP dealt (default), measured, gpu or gpu-shifted; SEEDS 5
 Run from the repository root.
 """
 import csv
