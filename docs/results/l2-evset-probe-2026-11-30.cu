@@ -402,6 +402,29 @@ void scan_tests(const std::vector<unsigned>& same, const std::vector<unsigned>& 
 using V = std::vector<unsigned>;
 void add(V& v, const V& from, unsigned op) { for (unsigned l : from) v.push_back(l | op); }
 void newest_first(V& v, const V& from) { for (size_t i = from.size(); i-- > 0;) v.push_back(from[i]); }
+// P read twice, the scan lines stored (4 bytes), a fence, P timed newest first.
+V p_twice_then_stored4(const V& pl, const V& sl) {
+  V v;
+  add(v, pl, 0);
+  add(v, pl, 0);
+  add(v, sl, kStore4);
+  v.push_back(kFence);
+  newest_first(v, pl);
+  return v;
+}
+// P read twice, each scan line read then stored (4 bytes), a fence, P timed newest first.
+V p_twice_then_read_stored4(const V& pl, const V& sl) {
+  V v;
+  add(v, pl, 0);
+  add(v, pl, 0);
+  for (unsigned l : sl) {
+    v.push_back(l);
+    v.push_back(l | kStore4);
+  }
+  v.push_back(kFence);
+  newest_first(v, pl);
+  return v;
+}
 
 // Stores (mode `replacement`). Each trial: a flush, a sequence, then the
 // hits among its last k reads. P: 8 lines of x's set homed in x's half;
@@ -424,22 +447,14 @@ void write_tests(const std::vector<unsigned>& same, const std::vector<unsigned>&
          V v; add(v, pl, 0); V a(sl.begin(), sl.begin() + std::min<size_t>(8, sl.size())); add(v, a, 0);
          add(v, pl, kStore4); V b(sl.begin() + std::min<size_t>(8, sl.size()), sl.end()); add(v, b, 0);
          newest_first(v, pl); return v; }, 8},
-      {"scan-store4-fence", false, [](const V& pl, const V& sl) {
-         V v; add(v, pl, 0); add(v, pl, 0); add(v, sl, kStore4); v.push_back(kFence); newest_first(v, pl); return v; }, 8},
+      {"scan-store4-fence", false, p_twice_then_stored4, 8},
       {"scan-store128", false, [](const V& pl, const V& sl) {
          V v; add(v, pl, 0); add(v, pl, 0); add(v, sl, kStore128); v.push_back(kFence); newest_first(v, pl); return v; }, 8},
-      {"scan-read-store4", false, [](const V& pl, const V& sl) {
-         V v; add(v, pl, 0); add(v, pl, 0);
-         for (unsigned l : sl) { v.push_back(l); v.push_back(l | kStore4); }
-         v.push_back(kFence); newest_first(v, pl); return v; }, 8},
+      {"scan-read-store4", false, p_twice_then_read_stored4, 8},
       {"stored-then-read-back", false, [](const V&, const V& sl) {
          V v; add(v, sl, kStore4); v.push_back(kFence); newest_first(v, sl); return v; }, 0},
-      {"copies-store4", true, [](const V& pl, const V& sl) {
-         V v; add(v, pl, 0); add(v, pl, 0); add(v, sl, kStore4); v.push_back(kFence); newest_first(v, pl); return v; }, 8},
-      {"copies-read-store4", true, [](const V& pl, const V& sl) {
-         V v; add(v, pl, 0); add(v, pl, 0);
-         for (unsigned l : sl) { v.push_back(l); v.push_back(l | kStore4); }
-         v.push_back(kFence); newest_first(v, pl); return v; }, 8},
+      {"copies-store4", true, p_twice_then_stored4, 8},
+      {"copies-read-store4", true, p_twice_then_read_stored4, 8},
       {"copies-read-store4-read", true, [](const V& pl, const V& sl) {
          V v; add(v, pl, 0); add(v, pl, 0);
          for (unsigned l : sl) { v.push_back(l); v.push_back(l | kStore4); v.push_back(kFence); v.push_back(l); }

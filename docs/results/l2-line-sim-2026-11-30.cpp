@@ -30,7 +30,8 @@
 //                     fasim's own Simulation of one recorded point, as
 //                     `fasim compare --recorded` runs it, its loads and stores
 //                     fed to the line-level L2 in fasim's order (index s;
-//                     SEEDS=n layouts, SMMAP=dealt|measured|gpu|gpu-shifted)
+//                     SEEDS=n layouts, SMMAP=dealt|measured|gpu|gpu-shifted,
+//                     DRIFT=J: each block at its own pace, 1 + J z)
 // Build (from the repository root, after the CPU build; lru_halves.hpp beside it):
 //   g++ -std=c++20 -O2 -I sim/include -I /usr/include/eigen3 docs/results/l2-line-sim-2026-11-30.cpp
 //       build/default/sim/libfasim_sim.a -ltomlplusplus -o line-sim   (one line)
@@ -330,21 +331,38 @@ int point(const std::string& device_path, const std::vector<std::string>& a, con
     const size_t shift = smmap == "gpu-shifted" ? static_cast<size_t>(rg.r() % kGpuDeal.size()) : 0;
     L2 l2(60 * MiB, seed + 1);
     double lines = 0;
+    // The loads and stores in fasim's order; with DRIFT=J, block b of each
+    // kernel runs at 1 + J z_b of fasim's pace all along (z_b normal), so
+    // blocks drift apart as the run goes on, and the accesses are replayed
+    // in the order of those times.
+    struct Access { double t; TensorId tensor; std::int64_t bh, row0, rows, col0, cols; int half; bool store; };
+    std::vector<Access> acc;
+    const double drift = getenv("DRIFT") ? std::atof(getenv("DRIFT")) : 0.0;
+    std::normal_distribution<double> z(0.0, 1.0);
+    std::unordered_map<std::int64_t, double> pace;  // kernel * 2^32 + block
     while (sim.next()) {
       const Step& st = sim.step();
       if (st.kind != StepKind::load && st.kind != StepKind::store) continue;
-      const HbmTensor& x = sim.hbm().at(st.tensor);
-      const u64 e = static_cast<u64>(x.elem_bytes()), base = at[static_cast<size_t>(index(st.tensor))];
       const size_t dealt_to = (static_cast<size_t>(st.block) + shift) % kGpuDeal.size();
       const int half = gpu_deal  ? half_of_sm.at(static_cast<size_t>(kGpuDeal[dealt_to]))
                        : measured_map ? half_of_sm.at(static_cast<size_t>(st.sm))
                                       : static_cast<int>(st.sm % 2);
+      const std::int64_t who = (static_cast<std::int64_t>(st.kernel) << 32) + st.block;
+      if (!pace.count(who)) pace[who] = 1.0 + drift * z(rg.r);
+      acc.push_back({st.start_s * pace[who], st.tensor, st.bh, st.row0, st.rows, st.col0, st.cols, half,
+                     st.kind == StepKind::store});
+    }
+    if (drift > 0)
+      std::stable_sort(acc.begin(), acc.end(), [](const Access& x, const Access& y) { return x.t < y.t; });
+    for (const Access& st : acc) {
+      const HbmTensor& x = sim.hbm().at(st.tensor);
+      const u64 e = static_cast<u64>(x.elem_bytes()), base = at[static_cast<size_t>(index(st.tensor))];
       for (std::int64_t row = st.row0; row < st.row0 + st.rows; ++row) {
         const u64 a0 = base + static_cast<u64>(x.offset(st.bh, row, st.col0)) * e;
         for (u64 ad = a0 & ~127ull; ad < a0 + static_cast<u64>(st.cols) * e; ad += 128) {
           if (!simulated(ad)) continue;
-          if (st.kind == StepKind::store) l2.write(ad, half);
-          else lines += l2.read(ad, half);
+          if (st.store) l2.write(ad, st.half);
+          else lines += l2.read(ad, st.half);
         }
       }
     }

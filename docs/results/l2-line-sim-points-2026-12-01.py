@@ -15,6 +15,7 @@ that read more than 5% beyond Q, K and V once.
 
 Usage: python3 docs/results/l2-line-sim-points-2026-12-01.py LINE_SIM [SMMAP] [SEEDS]
   LINE_SIM  the built line-sim; SMMAP dealt (default), measured, gpu or gpu-shifted; SEEDS 5
+  (DRIFT=J in the environment passes on to line-sim: each block at its own pace)
 Run from the repository root.
 """
 import csv
@@ -81,7 +82,8 @@ def main():
     def within(pred, meas):
         return abs(pred - meas) <= 0.1 * meas
 
-    print('\nDRAM reads within 10%% (SMMAP=%s, %s layouts a point):' % (env['SMMAP'], env['SEEDS']))
+    print('\nDRAM reads within 10%% (SMMAP=%s, DRIFT=%s, %s layouts a point):' % (
+        env['SMMAP'], env.get('DRIFT', '0'), env['SEEDS']))
     for name, pick in (('all', lambda k: True), ('64 heads and more', lambda k: k[2] >= 64),
                        ('under 64 heads', lambda k: k[2] < 64)):
         sel = [r for r in rows if pick(r[0])]
