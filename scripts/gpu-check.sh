@@ -26,8 +26,9 @@
 #   step_sanitize  compute-sanitizer memcheck/racecheck/initcheck/synccheck -> sanitizer.txt
 # The device tool brings back at most 8 files from $OUT: keep it that way.
 # Exit status: 0 if every stage that ran passed.
+# shellcheck disable=SC2317  # the step_ functions run through "step_$stage" below
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 CARRY=build/gpu-carry
 if [ "${1:-}" = "--prepare-carry" ]; then
   cmake --preset cuda >/dev/null && cmake --build build/cuda --target fasim_cuda_tests fasim || exit 1
