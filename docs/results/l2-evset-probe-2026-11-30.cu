@@ -274,8 +274,11 @@ std::vector<unsigned> run_seq(const std::vector<unsigned>& lines, int sm = -1) {
   CK(cudaMalloc(&cyc, lines.size() * sizeof(unsigned)));
   CK(cudaMemcpy(g_cand, lines.data(), lines.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
   CK(cudaMemset(g_sm, 0, sizeof(unsigned)));
-  int sms = 1;
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  static const int sms = [] {
+    int n = 1;
+    CK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, 0));
+    return n;
+  }();
   seq_k<<<sm < 0 ? 1 : 4 * sms, 32>>>(g_buf, g_cand, static_cast<unsigned>(lines.size()), cyc, sm, g_sm);
   CK(cudaGetLastError());
   if (sm >= 0) {

@@ -316,14 +316,28 @@ int point(const std::string& device_path, const std::vector<std::string>& a, con
   std::vector<double> rd, drained;
   double fasim_read = 0, fasim_drained = 0;
   const u64 seeds = getenv("SEEDS") ? std::strtoull(getenv("SEEDS"), nullptr, 10) : 3;  // odd: a median
+  // fasim's run is the same for every layout: simulate once, keep its loads
+  // and stores in its order, then replay them through each layout.
+  Simulation sim(device, w, m, {.numerics = false, .l2 = L2Start::cold, .compute = cuda_compute_model(w, m)});
+  struct Step1 { double t; std::int64_t who, block, sm; TensorId tensor; std::int64_t bh, row0, rows, col0, cols; bool store; };
+  std::vector<Step1> steps;
+  while (sim.next()) {
+    const Step& st = sim.step();
+    if (st.kind == StepKind::load || st.kind == StepKind::store)
+      steps.push_back({st.start_s, (static_cast<std::int64_t>(st.kernel) << 32) + st.block, st.block, st.sm, st.tensor,
+                       st.bh, st.row0, st.rows, st.col0, st.cols, st.kind == StepKind::store});
+  }
+  const CacheTraffic c = sim.ledger().cache_total();
+  fasim_read = static_cast<double>(c.dram_read_bytes) / 1e6;
+  fasim_drained = static_cast<double>(c.dram_write_bytes + sim.l2_dirty_bytes()) / 1e6;
+  std::vector<u64> bytes(kTensorCount, 0);
+  for (TensorId t : kAllTensors)
+    if (sim.hbm().has(t)) {
+      const HbmTensor& x = sim.hbm().at(t);
+      bytes[static_cast<size_t>(index(t))] = static_cast<u64>(x.bh * x.rows * x.cols * x.elem_bytes());
+    }
+  const double drift = getenv("DRIFT") ? std::atof(getenv("DRIFT")) : 0.0;
   for (u64 seed = 1; seed <= seeds; ++seed) {
-    Simulation sim(device, w, m, {.numerics = false, .l2 = L2Start::cold, .compute = cuda_compute_model(w, m)});
-    std::vector<u64> bytes(kTensorCount, 0);
-    for (TensorId t : kAllTensors)
-      if (sim.hbm().has(t)) {
-        const HbmTensor& x = sim.hbm().at(t);
-        bytes[static_cast<size_t>(index(t))] = static_cast<u64>(x.bh * x.rows * x.cols * x.elem_bytes());
-      }
     Rng rg{std::mt19937_64(seed)};
     const std::vector<u64> at = rg.lay(bytes);
     // gpu-shifted: each layout's grid starts at another place in the H200's
@@ -331,46 +345,37 @@ int point(const std::string& device_path, const std::vector<std::string>& a, con
     const size_t shift = smmap == "gpu-shifted" ? static_cast<size_t>(rg.r() % kGpuDeal.size()) : 0;
     L2 l2(60 * MiB, seed + 1);
     double lines = 0;
-    // The loads and stores in fasim's order; with DRIFT=J, block b of each
-    // kernel runs at 1 + J z_b of fasim's pace all along (z_b normal), so
-    // blocks drift apart as the run goes on, and the accesses are replayed
-    // in the order of those times.
-    struct Access { double t; TensorId tensor; std::int64_t bh, row0, rows, col0, cols; int half; bool store; };
-    std::vector<Access> acc;
-    const double drift = getenv("DRIFT") ? std::atof(getenv("DRIFT")) : 0.0;
+    // With DRIFT=J, block b of each kernel runs at 1 + J z_b of fasim's pace
+    // all along (z_b normal), so blocks drift apart as the run goes on, and
+    // the accesses are replayed in the order of those times.
     std::normal_distribution<double> z(0.0, 1.0);
     std::unordered_map<std::int64_t, double> pace;  // kernel * 2^32 + block
-    while (sim.next()) {
-      const Step& st = sim.step();
-      if (st.kind != StepKind::load && st.kind != StepKind::store) continue;
+    std::vector<std::pair<double, size_t>> order;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (!pace.count(steps[i].who)) pace[steps[i].who] = 1.0 + drift * z(rg.r);
+      order.push_back({steps[i].t * pace[steps[i].who], i});
+    }
+    if (drift > 0)
+      std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& [t, i] : order) {
+      const Step1& st = steps[i];
       const size_t dealt_to = (static_cast<size_t>(st.block) + shift) % kGpuDeal.size();
       const int half = gpu_deal  ? half_of_sm.at(static_cast<size_t>(kGpuDeal[dealt_to]))
                        : measured_map ? half_of_sm.at(static_cast<size_t>(st.sm))
                                       : static_cast<int>(st.sm % 2);
-      const std::int64_t who = (static_cast<std::int64_t>(st.kernel) << 32) + st.block;
-      if (!pace.count(who)) pace[who] = 1.0 + drift * z(rg.r);
-      acc.push_back({st.start_s * pace[who], st.tensor, st.bh, st.row0, st.rows, st.col0, st.cols, half,
-                     st.kind == StepKind::store});
-    }
-    if (drift > 0)
-      std::stable_sort(acc.begin(), acc.end(), [](const Access& x, const Access& y) { return x.t < y.t; });
-    for (const Access& st : acc) {
       const HbmTensor& x = sim.hbm().at(st.tensor);
       const u64 e = static_cast<u64>(x.elem_bytes()), base = at[static_cast<size_t>(index(st.tensor))];
       for (std::int64_t row = st.row0; row < st.row0 + st.rows; ++row) {
         const u64 a0 = base + static_cast<u64>(x.offset(st.bh, row, st.col0)) * e;
         for (u64 ad = a0 & ~127ull; ad < a0 + static_cast<u64>(st.cols) * e; ad += 128) {
           if (!simulated(ad)) continue;
-          if (st.store) l2.write(ad, st.half);
-          else lines += l2.read(ad, st.half);
+          if (st.store) l2.write(ad, half);
+          else lines += l2.read(ad, half);
         }
       }
     }
     rd.push_back(lines * 128 / 1e6 * scale());
     drained.push_back(static_cast<double>(l2.written_back() + l2.dirty_lines()) * 128 / 1e6 * scale());
-    const CacheTraffic c = sim.ledger().cache_total();
-    fasim_read = static_cast<double>(c.dram_read_bytes) / 1e6;
-    fasim_drained = static_cast<double>(c.dram_write_bytes + sim.l2_dirty_bytes()) / 1e6;
   }
   std::sort(rd.begin(), rd.end());
   std::sort(drained.begin(), drained.end());
