@@ -123,11 +123,13 @@ void measure_code_fetch(Calibration& c, const std::function<void(std::string_vie
 void copy_stock_placement(Calibration& c) {
   c.first_wave_runs.clear();
   c.small_grid_fill.clear();
+  c.sampled_sets.clear();
   if (c.stock.empty()) return;
   const DeviceSpec stock = load_device(c.stock);
   if (stock.sm_count == c.sm_count && stock.l2_partitions == c.l2_partitions) {
     c.first_wave_runs = stock.l2_first_wave_runs;
     c.small_grid_fill = stock.l2_small_grid_fill;
+    if (stock.l2_bytes == c.l2_bytes) c.sampled_sets = stock.l2_sampled_sets;
   }
 }
 

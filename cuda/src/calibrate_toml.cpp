@@ -261,6 +261,10 @@ const char* const kSmallGridHow =
     "the L2 half next to the SM a grid of one wave fills k-th, A the first (launch-placement probe on every grid "
     "of 1 to 132 blocks, H200, docs/results/small-grid-placement-2026-11-28.md; not measured by calibrate)";
 
+const char* const kSampledSetsHow =
+    "the L2 sets the eviction-set probe found on an H200 (configs/l2-sets/, docs/results/l2-evset-2026-11-30.md; "
+    "not measured by calibrate)";
+
 std::string runs_text(const std::vector<std::int64_t>& runs) {
   std::string t;
   for (const std::int64_t r : runs) t += (t.empty() ? "" : ", ") + std::to_string(r);
@@ -348,6 +352,7 @@ std::string device_toml(const Calibration& c) {
     };
     if (!c.first_wave_runs.empty()) copied(kFirstWaveHow, "first_wave_runs = [" + runs_text(c.first_wave_runs) + "]");
     if (!c.small_grid_fill.empty()) copied(kSmallGridHow, "small_grid_fill = \"" + c.small_grid_fill + "\"");
+    if (!c.sampled_sets.empty()) copied(kSampledSetsHow, "sampled_sets = \"" + c.sampled_sets + "\"");
   }
   return os.str();
 }
@@ -383,6 +388,8 @@ std::string figures_table(const Calibration& c, const DeviceSpec* stock) {
   if (!c.small_grid_fill.empty())
     os << "  l2.small_grid_fill: from the stock profile " << c.stock << " (" << c.small_grid_fill.size()
        << " letters, not shown): " << kSmallGridHow << "\n";
+  if (!c.sampled_sets.empty())
+    os << "  l2.sampled_sets: from the stock profile " << c.stock << ": " << kSampledSetsHow << "\n";
   return os.str();
 }
 
@@ -410,6 +417,7 @@ nlohmann::json to_json(const Calibration& c, const DeviceSpec* stock) {
           {"warmup", c.warmup},
           {"first_wave_runs", c.first_wave_runs},  // from the stock profile (kFirstWaveHow)
           {"small_grid_fill", c.small_grid_fill},  // from the stock profile (kSmallGridHow)
+          {"sampled_sets", c.sampled_sets},        // from the stock profile (kSampledSetsHow)
           {"figures", figs}};
 }
 

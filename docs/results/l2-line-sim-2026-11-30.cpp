@@ -147,7 +147,11 @@ struct GuessIndex {
 struct L2 : LruHalves<GuessIndex> {
   // Mode s: only the sampled sets, in each half.
   L2(u64 bytes, u64 seed)
-      : LruHalves(g_mode == 's' ? 2 * g_sampled_sets * g_ways * 128 : bytes, g_ways, GuessIndex{mix(seed)}) {}
+      : LruHalves(g_mode == 's' ? 2 * g_sampled_sets * g_ways * 128 : bytes, g_ways, GuessIndex{mix(seed)}) {
+    const int dm = getenv("DIRTY") ? std::atoi(getenv("DIRTY")) : 0;
+    p[0].dirty_max = p[1].dirty_max = dm;
+    p[0].clean_at = p[1].clean_at = getenv("CLEANAT") ? std::atoi(getenv("CLEANAT")) : 0;
+  }
 };
 constexpr u64 MiB = 1ull << 20, Page = 2 * MiB;
 // Where buffers start: a random 2 MiB page; in mode s, `lay` places them
@@ -345,6 +349,30 @@ int point(const std::string& device_path, const std::vector<std::string>& a, con
     const size_t shift = smmap == "gpu-shifted" ? static_cast<size_t>(rg.r() % kGpuDeal.size()) : 0;
     L2 l2(60 * MiB, seed + 1);
     double lines = 0;
+    // PERTENSOR=1: each tensor's sampled lines stand for its own lines
+    // (lines / sampled lines of that tensor in this layout), not 15,360 / 521.
+    static std::vector<std::pair<u64, double>> g_ranges;  // (end line, weight), by start
+    static std::vector<u64> g_starts;
+    const bool per_tensor = getenv("PERTENSOR") && std::atoi(getenv("PERTENSOR")) == 1;
+    g_ranges.clear(); g_starts.clear();
+    if (per_tensor) {
+      std::vector<size_t> ord;
+      for (size_t t = 0; t < bytes.size(); ++t) if (bytes[t]) ord.push_back(t);
+      std::sort(ord.begin(), ord.end(), [&](size_t x, size_t y) { return at[x] < at[y]; });
+      for (size_t t : ord) {
+        const u64 l0 = at[t] / 128, l1 = (at[t] + bytes[t] + 127) / 128;
+        u64 c = 0;
+        for (u64 l = l0; l < l1; ++l) c += g_sample.count(l);
+        g_starts.push_back(l0);
+        g_ranges.push_back({l1, c ? double(l1 - l0) / double(c) : 0.0});
+      }
+      g_line_weight = [](u64 line) {
+        auto it = std::upper_bound(g_starts.begin(), g_starts.end(), line);
+        if (it == g_starts.begin()) return 0.0;
+        const size_t i = static_cast<size_t>(it - g_starts.begin()) - 1;
+        return line < g_ranges[i].first ? g_ranges[i].second / scale() : 0.0;
+      };
+    }
     // With DRIFT=J, block b of each kernel runs at 1 + J z_b of fasim's pace
     // all along (z_b normal), so blocks drift apart as the run goes on, and
     // the accesses are replayed in the order of those times.
@@ -370,7 +398,7 @@ int point(const std::string& device_path, const std::vector<std::string>& a, con
         for (u64 ad = a0 & ~127ull; ad < a0 + static_cast<u64>(st.cols) * e; ad += 128) {
           if (!simulated(ad)) continue;
           if (st.store) l2.write(ad, half);
-          else lines += l2.read(ad, half);
+          else lines += l2.read(ad, half) * line_weight(ad / 128);
         }
       }
     }

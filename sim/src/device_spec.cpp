@@ -2,6 +2,7 @@
 // "missing key" help and "unknown key" checks cannot drift apart. Every error is
 // a UserError with one line: "origin[:line:col]: problem; fix".
 #include "fasim/device_spec.hpp"
+#include "fasim/l2_lines.hpp"
 
 #include <toml++/toml.h>
 
@@ -58,7 +59,8 @@ const std::vector<TableSpec>& schema() {
         {"partitions", true, "count", 1024, true},
         {"ways", true, "count", kL2MaxWays, true},
         {"first_wave_runs", true, "SMs a run", 4096, true},
-        {"small_grid_fill", false, "letters A or B, one an SM", 4096, true}}},
+        {"small_grid_fill", false, "letters A or B, one an SM", 4096, true},
+        {"sampled_sets", false, "a built-in sample's name", 4096, true}}},
       {"hbm",
        {{"bytes", true, "bytes", kPiB},
         {"bandwidth_gbps", false, "GB/s", 1e9},
@@ -181,6 +183,21 @@ class Reader {
     return s->get();
   }
 
+  // An optional name of a built-in L2 set sample (l2_lines.hpp): empty when left out.
+  std::string sample_or_none(std::string_view table, std::string_view key) const {
+    const auto* tbl = root_.get_as<toml::table>(table);
+    if (!tbl || !tbl->contains(key)) return {};
+    const auto [k, n] = lookup(table, key);
+    const auto* s = n->as_string();
+    const std::vector<std::string> known = builtin_l2_set_sample_names();
+    std::string names;
+    for (const std::string& x : known) names += (names.empty() ? "\"" : ", \"") + x + "\"";
+    if (!s || std::find(known.begin(), known.end(), s->get()) == known.end())
+      fail(k->source(), label(table, key) + " must name a built-in L2 set sample (" + names + "), got " +
+                            toml_describe(*n) + "; or leave it out");
+    return s->get();
+  }
+
   // An optional number that may be 0: `fallback` when left out.
   double amount_or(std::string_view table, std::string_view key, double fallback) const {
     const auto* tbl = root_.get_as<toml::table>(table);
@@ -289,6 +306,7 @@ DeviceSpec read_device(const Reader& r) {
   d.l2_ways = r.count_or("l2", "ways", kL2Ways);
   d.l2_first_wave_runs = r.integers_or_none("l2", "first_wave_runs");
   d.l2_small_grid_fill = r.halves_or_none("l2", "small_grid_fill");
+  d.l2_sampled_sets = r.sample_or_none("l2", "sampled_sets");
 
   d.hbm_bytes = r.integer("hbm", "bytes");
   d.hbm_bandwidth = r.number("hbm", "bandwidth_gbps", 1e9);

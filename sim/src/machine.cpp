@@ -88,7 +88,15 @@ double Machine::load(Step& s, BlockClock& c) {
   const HbmTensor& x = hbm_.at(s.tensor);
   const std::int64_t sectors = sector_bytes(x, s.bh, s.row0, s.rows, s.col0, s.cols, dev_.l2_sector_bytes);
   const TileKey key{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols};
-  const L2Access a = l2_.read(key, sectors, c.sm);
+  L2Access a = l2_.read(key, sectors, c.sm);
+  if (lines_) {
+    const std::int64_t e = x.elem_bytes();
+    const L2Access b = lines_->read(s.tensor, x.offset(s.bh, s.row0, s.col0) * e, s.cols * e, s.rows, x.cols * e,
+                                    static_cast<int>(l2_.partition_of(c.sm)), sectors);
+    a.hit_bytes = b.hit_bytes;
+    a.miss_bytes = b.miss_bytes;
+    a.writeback_bytes = b.writeback_bytes;
+  }
   s.l2_read_bytes = sectors;
   s.l2_hit_bytes = a.hit_bytes;
   s.dram_read_bytes = a.miss_bytes;
@@ -127,7 +135,13 @@ double Machine::load(Step& s, BlockClock& c) {
 double Machine::store(Step& s, BlockClock& c) {
   const HbmTensor& x = hbm_.at(s.tensor);
   const std::int64_t sectors = sector_bytes(x, s.bh, s.row0, s.rows, s.col0, s.cols, dev_.l2_sector_bytes);
-  const L2Access a = l2_.write(TileKey{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols}, sectors, c.sm);
+  L2Access a = l2_.write(TileKey{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols}, sectors, c.sm);
+  if (lines_) {
+    const std::int64_t e = x.elem_bytes();
+    a.writeback_bytes = lines_->write(s.tensor, x.offset(s.bh, s.row0, s.col0) * e, s.cols * e, s.rows, x.cols * e,
+                                      static_cast<int>(l2_.partition_of(c.sm)))
+                            .writeback_bytes;
+  }
   s.l2_write_bytes = sectors;
   s.dram_write_bytes = a.writeback_bytes;
   s.l2_fabric_bytes = a.fabric_bytes;

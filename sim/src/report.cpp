@@ -27,6 +27,7 @@ nlohmann::json device_spec_json(const DeviceSpec& d) {
           {"l2_ways", d.l2_ways},
           {"l2_first_wave_runs", d.l2_first_wave_runs},
           {"l2_small_grid_fill", d.l2_small_grid_fill},
+          {"l2_sampled_sets", d.l2_sampled_sets},
           {"l2_bandwidth", d.l2_bandwidth},
           {"l2_latency_s", d.l2_latency_s},
           {"hbm_bytes", d.hbm_bytes},

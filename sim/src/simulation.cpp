@@ -54,6 +54,29 @@ std::string gib(double bytes) {
   return buf;
 }
 
+std::array<std::int64_t, kTensorCount> tensor_bytes(const Hbm& hbm) {
+  std::array<std::int64_t, kTensorCount> bytes{};
+  for (TensorId t : kAllTensors)
+    if (hbm.has(t)) {
+      const HbmTensor& x = hbm.at(t);
+      bytes[static_cast<std::size_t>(index(t))] = x.bh * x.rows * x.cols * x.elem_bytes();
+    }
+  return bytes;
+}
+
+bool line_l2_applies(const DeviceSpec& device, const Workload& w, const Hbm& hbm, L2Start start) {
+  // The sample's own terms (l2_lines.hpp): a cold L2 of two halves, plain
+  // attention whose tensors fit the sampled window, and at least half as many
+  // heads as SMs. On the recorded H200 points (cold, fitting the window) the
+  // line-level L2 reads within 10% at 55 of 62 points with 64 heads or more,
+  // the count model at 47; with fewer heads the count model does better (194
+  // of 225 against 177): docs/results/l2-lines-2026-12-01.md.
+  if (device.l2_sampled_sets.empty() || device.l2_partitions != 2 || start != L2Start::cold || !w.plain()) return false;
+  if (2 * w.bh() < device.sm_count) return false;
+  const auto sample = builtin_l2_set_sample(device.l2_sampled_sets);
+  return sample != nullptr && fits_window(*sample, tensor_bytes(hbm));
+}
+
 }  // namespace
 
 Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, SimOptions options)
@@ -106,6 +129,8 @@ Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, Si
                                        options_.compute, warps_per_block(options_.compute, mapping_.br),
                                        options_.latency);
   if (options_.l2 == L2Start::warm) machine_->warm_inputs(mapping_.br, mapping_.bc);
+  if (line_l2_applies(device_, w, hbm_, options_.l2))
+    machine_->use_line_l2(LineL2(builtin_l2_set_sample(device_.l2_sampled_sets), tensor_bytes(hbm_)));
   start_kernel(0.0);
 }
 
@@ -258,7 +283,8 @@ void Simulation::run() {
   }
 }
 
-std::int64_t Simulation::l2_dirty_bytes() const { return machine_->l2().dirty_bytes(); }
+std::int64_t Simulation::l2_dirty_bytes() const { return machine_->l2_dirty_bytes(); }
+bool Simulation::line_l2() const { return machine_->line_l2(); }
 
 NumericsResult Simulation::numerics() const {
   NumericsResult r;

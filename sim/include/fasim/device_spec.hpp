@@ -89,6 +89,12 @@ struct DeviceSpec {
   /// only). A grid of n blocks sits next to the halves of the first n
   /// letters. Empty: dealt in turn (see block_placement.hpp)
   std::string l2_small_grid_fill;
+  /// A sample of the GPU's own L2 sets ([l2] sampled_sets, default none):
+  /// the name of a built-in sample (configs/l2-sets/NAME.txt). Given, runs
+  /// that fit its window on grids that fill the GPU use the line-level L2 of
+  /// those sets (l2_lines.hpp); the others, and devices without one, the
+  /// count model (l2_partitions.hpp)
+  std::string l2_sampled_sets;
 
   // HBM
   std::int64_t hbm_bytes = 0;  ///< HBM capacity in bytes (the largest workload that fits)

@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "fasim/device_spec.hpp"
 #include "fasim/hbm.hpp"
+#include "fasim/l2_lines.hpp"
 #include "fasim/l2_partitions.hpp"
 #include "fasim/step.hpp"
 #include "fasim/tile_map.hpp"
@@ -76,7 +78,15 @@ class Machine {
   /// @brief Starts a kernel: per-kernel busy times restart from zero.
   void begin_kernel();
   /// @brief Counts L2 write-backs that accrued and are not yet counted; returns the bytes.
-  std::int64_t settle_l2() { return l2_.settle(); }
+  std::int64_t settle_l2() { return lines_ ? 0 : l2_.settle(); }
+  /// @brief From now on the DRAM bytes of loads and stores come from this
+  /// line-level L2 (l2_lines.hpp), not from the count model, which still
+  /// runs for the L2 fabric's bytes.
+  void use_line_l2(LineL2 lines) { lines_.emplace(std::move(lines)); }
+  /// @brief Whether the line-level L2 gives the DRAM bytes.
+  bool line_l2() const { return lines_.has_value(); }
+  /// @brief Dirty bytes now in the L2 (of the line-level L2 when it is used).
+  std::int64_t l2_dirty_bytes() const { return lines_ ? lines_->dirty_bytes() : l2_.dirty_bytes(); }
   /// @brief Times step s of a block with clock c; fills its L2, DRAM and time fields.
   void run(Step& s, BlockClock& c);
   /// @brief Busy seconds of each resource since begin_kernel.
@@ -119,6 +129,7 @@ class Machine {
   int warps_per_block_;
   WarpLatency latency_;
   PartitionedL2 l2_;
+  std::optional<LineL2> lines_;  // the line-level L2, when the run uses it
   Server hbm_server_, l2_server_;
   std::vector<Sm> sms_;
   // Tiles whose DRAM read has not landed yet, and when it lands. Blocks that

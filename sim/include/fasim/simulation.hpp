@@ -125,6 +125,9 @@ class Simulation {
   const TimeReport& time() const { return time_; }
   /// @brief Dirty bytes still in L2 (written by the kernels, not yet in DRAM).
   std::int64_t l2_dirty_bytes() const;
+  /// @brief Whether this run's DRAM bytes come from the line-level L2 of
+  /// the device's sampled sets (l2_lines.hpp) rather than the count model.
+  bool line_l2() const;
 
   /// @brief Compares O with an fp64 reference computed from the same inputs.
   /// Needs done() and options().numerics.

@@ -128,6 +128,9 @@ struct Calibration {
   /// the order a grid of one wave fills SMs next to the halves ([l2]
   /// small_grid_fill), on the same terms
   std::string small_grid_fill;
+  /// the GPU's sampled L2 sets ([l2] sampled_sets), when the stock profile
+  /// names one and has the same SM count, partitions and L2 size; else empty
+  std::string sampled_sets;
 
   // Measured
   double clock_ghz = 0;          ///< SM clock during the FP32 benchmark

@@ -1,0 +1,132 @@
+// LineL2: an L2 of 128-byte lines in the GPU's own sets, for the H200,
+// on the sets that were measured.
+//
+// Model (stated, and measured against a GPU in docs/results):
+//  - two halves, each `sets_per_half` sets of `ways` lines, least recently
+//    used out first: plain LRU for reads, whole-line writes, write hits and
+//    copies (H200: 15,360 sets of 16 ways a half; l2-evset-2026-11-30.md,
+//    "Replacement, finer");
+//  - a line's home half is the XOR of some of its address bits
+//    (l2-home-map-2026-11-30.md); a read from an SM next to the other half
+//    looks for a copy in its own half first, then asks home, and its half
+//    keeps a copy; a write goes home, dirty, and leaves a clean copy near
+//    (the same rules as PartitionedL2, measured on the H200:
+//    l2-window-2026-12-01.md);
+//  - a line's set is the GPU's own, but only a sample of it is known: the
+//    eviction-set probe found 521 sets and every line of one 128 MiB buffer
+//    (the window) that falls in them (configs/l2-sets/h200.txt). Both halves
+//    use one index. Only those lines are simulated; the others are not seen
+//    at all. A read misses the share of its bytes that its sampled lines
+//    missed (so a tensor read once from a cold L2 reads exactly its own
+//    bytes); a write-back of a sampled line stands for (its tensor's lines /
+//    its tensor's sampled lines) lines;
+//  - the tensors lie in the window one after another, each from a 2 MiB
+//    page boundary, in an order that each of `layouts` layouts shuffles (the
+//    GPU gives each run other pages). Every access runs through each layout;
+//    the bytes are the mean over the layouts;
+//  - a line written again while still in L2 (flash1's O, l and m) is
+//    written back to DRAM once it becomes the oldest line of its set, and
+//    stays, clean (the count model's kL2RewrittenCleanShare, 0.05 of a set:
+//    here the last of 16 ways). Lines written once go back only as they
+//    leave. A dirty line that leaves is a write-back.
+// It is sound only where its sample is: tensors that fit in the window,
+// grids that fill the GPU (on small grids which SMs a run gets, and so which
+// half each block reads through, decides more than the sets; fasim's count
+// model does better there). Simulation uses it only then
+// (line_l2_applies()).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fasim/l2_cache.hpp"
+#include "fasim/tensor.hpp"
+
+namespace fasim {
+
+/// @brief A sample of a GPU's L2 sets: which lines of a window of memory
+/// fall in each sampled set, and how the GPU picks a line's home half.
+struct L2SetSample {
+  std::string name;                ///< the sample's name (configs/l2-sets/NAME.txt)
+  std::int64_t window_bytes = 0;   ///< the buffer the sets were found in
+  std::int64_t sets_per_half = 0;  ///< sets in one half of the GPU's L2
+  int ways = 0;                    ///< lines of one set
+  std::uint64_t home_mask = 0;     ///< address bits whose XOR is a line's home half
+  std::int64_t sets = 0;           ///< sampled sets
+  std::vector<std::int32_t> set_of_line;  ///< each line of the window: its sampled set, or -1
+};
+
+/// @brief Parses a sample's text (the format of configs/l2-sets/h200.txt);
+/// `origin` names it in errors (UserError).
+L2SetSample parse_l2_set_sample(std::string_view text, const std::string& origin);
+/// @brief A built-in sample by name (configs/l2-sets/NAME.txt, built into the
+/// library), parsed once; nullptr if there is none of that name.
+std::shared_ptr<const L2SetSample> builtin_l2_set_sample(std::string_view name);
+/// @brief The names of the built-in samples.
+std::vector<std::string> builtin_l2_set_sample_names();
+
+/// @brief Whether tensors of these sizes (bytes, by TensorId index; 0: none),
+/// each from a 2 MiB boundary, fit in the sample's window.
+bool fits_window(const L2SetSample& s, const std::array<std::int64_t, kTensorCount>& bytes);
+
+/// @brief A line-level two-half L2 on a sample of the GPU's sets.
+class LineL2 {
+ public:
+  /// @brief An empty (cold) L2 on `sample`, for tensors of `bytes` (by
+  /// TensorId index) laid out `layouts` ways. Throws std::invalid_argument if
+  /// they do not fit the window (check fits_window first).
+  LineL2(std::shared_ptr<const L2SetSample> sample, const std::array<std::int64_t, kTensorCount>& bytes,
+         int layouts = 5);
+
+  /// @brief A read by an SM next to half `near` of the bytes [first, first +
+  /// len) of tensor t, `rows` times, `stride` bytes apart (a tile: one run of
+  /// `len` bytes a row). hit_bytes + miss_bytes = `sectors` (the request's
+  /// bytes as the L2 counts them); miss_bytes is the share of them that the
+  /// request's sampled lines missed (in all layouts, weighted), or, if it has
+  /// none, the share its tensor's last request with one missed (1 at first).
+  L2Access read(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
+                int near, std::int64_t sectors);
+  /// @brief A write of the same shape; writeback_bytes: dirty data it pushed out.
+  L2Access write(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
+                 int near);
+  /// @brief Expected dirty bytes now in the L2 (mean over the layouts).
+  std::int64_t dirty_bytes() const;
+
+ private:
+  // One half of one layout: sets * ways lines, most recent first in each set.
+  struct Half {
+    std::vector<std::uint32_t> tag;  // the line (window offset / 128)
+    std::vector<std::uint8_t> flags;  // kDirty | kRewritten | tensor << 2
+    std::vector<std::uint8_t> n;      // lines held, per set
+  };
+  struct Layout {
+    std::array<std::int64_t, kTensorCount> base{};     // where each tensor starts in the window
+    std::array<double, kTensorCount> weight{};         // its lines / its sampled lines
+    Half half[2];
+  };
+  // One line of layout l: returns the DRAM lines it read (0 or 1) and adds
+  // write-backs (weighted) to wb_.
+  int touch(Layout& l, int half, std::uint32_t line, int set, int tensor, bool write);
+  bool in(Layout& l, int half, std::uint32_t line, int set, int tensor, bool write);
+  int home(std::uint64_t addr) const;
+  // Every sampled line of the request in each layout: f(layout, line, set).
+  template <class F>
+  void each_line(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride, F f);
+
+  // Write-backs (weighted lines, all layouts) not yet reported, as whole bytes.
+  std::int64_t take_writebacks();
+
+  std::shared_ptr<const L2SetSample> s_;
+  std::vector<Layout> layouts_;
+  std::array<double, kTensorCount> last_share_;  // each tensor's last sampled request: the share missed
+  double wb_ = 0;          // weighted lines written back, all layouts, not yet reported
+  double miss_carry_ = 0;  // parts of a byte: a read's miss bytes are whole
+  double wb_carry_ = 0;
+};
+
+}  // namespace fasim

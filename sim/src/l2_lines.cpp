@@ -1,0 +1,266 @@
+#include "fasim/l2_lines.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include "fasim/error.hpp"
+
+namespace fasim {
+namespace detail {
+const std::vector<std::pair<std::string_view, std::string_view>>& builtin_l2_set_files();
+}  // namespace detail
+
+namespace {
+
+constexpr std::int64_t kLine = 128;
+constexpr std::int64_t kPage = 2 << 20;  // tensors start on 2 MiB pages
+constexpr std::uint8_t kDirty = 1, kRewritten = 2;
+
+std::int64_t pages(std::int64_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
+
+}  // namespace
+
+L2SetSample parse_l2_set_sample(std::string_view text, const std::string& origin) {
+  L2SetSample s;
+  std::istringstream in{std::string(text)};
+  int lineno = 0;
+  auto fail = [&](const std::string& what) {
+    throw UserError(origin + ":" + std::to_string(lineno) + ": " + what);
+  };
+  std::vector<std::vector<std::uint32_t>> sets;
+  for (std::string line; std::getline(in, line);) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::string key;
+    words >> key;
+    if (key == "window_bytes" || key == "sets_per_half" || key == "ways") {
+      std::int64_t v = 0;
+      if (!(words >> v) || v <= 0) fail(key + " needs a positive integer");
+      if (key == "window_bytes") s.window_bytes = v;
+      if (key == "sets_per_half") s.sets_per_half = v;
+      if (key == "ways") {
+        if (v > 64) fail("ways must be at most 64");
+        s.ways = static_cast<int>(v);
+      }
+    } else if (key == "home_bits") {
+      for (int b; words >> b;) {
+        if (b < 7 || b > 63) fail("home_bits are address bits from 7 to 63");
+        s.home_mask |= std::uint64_t{1} << b;
+      }
+    } else {
+      if (s.window_bytes <= 0 || s.window_bytes % kLine != 0 || s.ways <= 0 || s.sets_per_half <= 0)
+        fail("window_bytes (a multiple of 128), sets_per_half and ways come before the sets");
+      if (s.set_of_line.empty()) s.set_of_line.assign(static_cast<std::size_t>(s.window_bytes / kLine), -1);
+      words.clear();
+      words.str(line);
+      for (std::string w; words >> w;) {
+        std::size_t used = 0;
+        unsigned long long v = 0;
+        try {
+          v = std::stoull(w, &used, 16);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != w.size()) fail("'" + w + "' is not a line number (hex)");
+        if (v >= s.set_of_line.size()) fail("line " + w + " lies past window_bytes");
+        if (s.set_of_line[v] >= 0) fail("line " + w + " is in two sets");
+        s.set_of_line[v] = static_cast<std::int32_t>(s.sets);
+      }
+      ++s.sets;
+    }
+  }
+  if (s.sets == 0) throw UserError(origin + ": no sets; each line after the header lists one set's lines");
+  return s;
+}
+
+std::vector<std::string> builtin_l2_set_sample_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, text] : detail::builtin_l2_set_files()) names.emplace_back(name);
+  return names;
+}
+
+std::shared_ptr<const L2SetSample> builtin_l2_set_sample(std::string_view name) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const L2SetSample>, std::less<>> parsed;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = parsed.find(name); it != parsed.end()) return it->second;
+  for (const auto& [stem, text] : detail::builtin_l2_set_files())
+    if (stem == name) {
+      auto s = std::make_shared<L2SetSample>(parse_l2_set_sample(text, "configs/l2-sets/" + std::string(stem) + ".txt"));
+      s->name = std::string(stem);
+      parsed.emplace(std::string(stem), s);
+      return s;
+    }
+  return nullptr;
+}
+
+bool fits_window(const L2SetSample& s, const std::array<std::int64_t, kTensorCount>& bytes) {
+  std::int64_t total = 0;
+  for (std::int64_t b : bytes) total += pages(b);
+  return total <= s.window_bytes;
+}
+
+LineL2::LineL2(std::shared_ptr<const L2SetSample> sample, const std::array<std::int64_t, kTensorCount>& bytes,
+               int layouts)
+    : s_(std::move(sample)) {
+  last_share_.fill(1.0);
+  if (!s_ || !fits_window(*s_, bytes)) throw std::invalid_argument("LineL2: the tensors do not fit the sample's window");
+  const auto set_lines = static_cast<std::size_t>(s_->sets * s_->ways);
+  for (int k = 0; k < layouts; ++k) {
+    Layout l;
+    // The tensors one after another from 2 MiB boundaries, in an order this
+    // layout shuffles (Fisher-Yates on mt19937_64, whose output the standard fixes).
+    std::vector<int> order;
+    for (int t = 0; t < kTensorCount; ++t)
+      if (bytes[static_cast<std::size_t>(t)] > 0) order.push_back(t);
+    std::mt19937_64 r(static_cast<std::uint64_t>(k) + 1);
+    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[r() % i]);
+    std::int64_t next = 0;
+    for (int t : order) {
+      const auto ti = static_cast<std::size_t>(t);
+      l.base[ti] = next;
+      const std::int64_t first = next / kLine, end = (next + bytes[ti] + kLine - 1) / kLine;
+      std::int64_t sampled = 0;
+      for (std::int64_t x = first; x < end; ++x) sampled += s_->set_of_line[static_cast<std::size_t>(x)] >= 0;
+      // A tensor with no sampled line is not seen (its traffic counts 0).
+      l.weight[ti] = sampled > 0 ? static_cast<double>(end - first) / static_cast<double>(sampled) : 0.0;
+      next += pages(bytes[ti]);
+    }
+    for (Half& h : l.half) {
+      h.tag.assign(set_lines, 0);
+      h.flags.assign(set_lines, 0);
+      h.n.assign(static_cast<std::size_t>(s_->sets), 0);
+    }
+    layouts_.push_back(std::move(l));
+  }
+}
+
+int LineL2::home(std::uint64_t addr) const { return std::popcount(addr & s_->home_mask) & 1; }
+
+bool LineL2::in(Layout& l, int half, std::uint32_t line, int set, int tensor, bool write) {
+  Half& h = l.half[half];
+  const int ways = s_->ways;
+  const std::size_t at = static_cast<std::size_t>(set) * static_cast<std::size_t>(ways);
+  std::uint32_t* tag = &h.tag[at];
+  std::uint8_t* fl = &h.flags[at];
+  const int k = h.n[static_cast<std::size_t>(set)];
+  const int last = ways - 1;  // a rewritten line is written back here (early) and stays, clean
+  auto weight = [&](std::uint8_t f) { return l.weight[static_cast<std::size_t>(f >> 2)]; };
+  auto age = [&] {
+    if (h.n[static_cast<std::size_t>(set)] > last && (fl[last] & kDirty) && (fl[last] & kRewritten)) {
+      fl[last] = static_cast<std::uint8_t>(fl[last] & ~kDirty);
+      wb_ += weight(fl[last]);
+    }
+  };
+  for (int i = 0; i < k; ++i)
+    if (tag[i] == line) {
+      std::uint8_t f = fl[i];
+      if (write) f |= kDirty | kRewritten;
+      std::memmove(tag + 1, tag, static_cast<std::size_t>(i) * sizeof(std::uint32_t));
+      std::memmove(fl + 1, fl, static_cast<std::size_t>(i));
+      tag[0] = line;
+      fl[0] = f;
+      if (i >= last) age();
+      return true;
+    }
+  if (k == ways && (fl[last] & kDirty)) wb_ += weight(fl[last]);  // the oldest line leaves
+  const int keep = std::min(k, last);
+  std::memmove(tag + 1, tag, static_cast<std::size_t>(keep) * sizeof(std::uint32_t));
+  std::memmove(fl + 1, fl, static_cast<std::size_t>(keep));
+  tag[0] = line;
+  fl[0] = static_cast<std::uint8_t>((tensor << 2) | (write ? kDirty : 0));
+  if (k < ways) ++h.n[static_cast<std::size_t>(set)];
+  age();
+  return false;
+}
+
+int LineL2::touch(Layout& l, int near, std::uint32_t line, int set, int tensor, bool write) {
+  const int h = home(static_cast<std::uint64_t>(line) * kLine);
+  if (write) {
+    in(l, h, line, set, tensor, true);
+    if (h != near) in(l, near, line, set, tensor, false);  // a clean copy near the writer
+    return 0;
+  }
+  if (h == near) return in(l, h, line, set, tensor, false) ? 0 : 1;
+  if (in(l, near, line, set, tensor, false)) return 0;  // the copy (kept on a miss)
+  return in(l, h, line, set, tensor, false) ? 0 : 1;
+}
+
+template <class F>
+void LineL2::each_line(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
+                       F f) {
+  const auto ti = static_cast<std::size_t>(index(t));
+  for (Layout& l : layouts_)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int64_t a0 = l.base[ti] + first + r * stride;
+      for (std::int64_t a = a0 / kLine * kLine; a < a0 + len; a += kLine) {
+        const std::int32_t set = s_->set_of_line[static_cast<std::size_t>(a / kLine)];
+        if (set >= 0) f(l, static_cast<std::uint32_t>(a / kLine), set);
+      }
+    }
+}
+
+L2Access LineL2::read(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
+                      int near, std::int64_t sectors) {
+  const int ti = index(t);
+  double missed = 0, sampled = 0;  // the request's sampled lines, weighted, all layouts
+  each_line(t, first, len, rows, stride, [&](Layout& l, std::uint32_t line, int set) {
+    const double w = l.weight[static_cast<std::size_t>(ti)];
+    missed += touch(l, near, line, set, ti, false) * w;
+    sampled += w;
+  });
+  // The share of the request's sampled lines that missed is the share of its
+  // bytes that miss; a request with no sampled line misses as its tensor's
+  // last request with one did (all of it before any).
+  double& last = last_share_[static_cast<std::size_t>(ti)];
+  if (sampled > 0) last = missed / sampled;
+  const double share = last;
+  miss_carry_ += share * static_cast<double>(sectors);
+  L2Access a;
+  a.miss_bytes = std::min(static_cast<std::int64_t>(std::floor(miss_carry_)), sectors);
+  miss_carry_ -= static_cast<double>(a.miss_bytes);
+  a.hit_bytes = sectors - a.miss_bytes;
+  a.writeback_bytes = take_writebacks();
+  return a;
+}
+
+std::int64_t LineL2::take_writebacks() {
+  wb_carry_ += wb_ * kLine / static_cast<double>(layouts_.size());
+  wb_ = 0;
+  const auto bytes = static_cast<std::int64_t>(std::floor(wb_carry_));
+  wb_carry_ -= static_cast<double>(bytes);
+  return bytes;
+}
+
+L2Access LineL2::write(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
+                       int near) {
+  const int ti = index(t);
+  each_line(t, first, len, rows, stride,
+            [&](Layout& l, std::uint32_t line, int set) { touch(l, near, line, set, ti, true); });
+  L2Access a;
+  a.writeback_bytes = take_writebacks();
+  return a;
+}
+
+std::int64_t LineL2::dirty_bytes() const {
+  double lines = 0;
+  for (const Layout& l : layouts_)
+    for (const Half& h : l.half)
+      for (std::size_t set = 0; set < h.n.size(); ++set)
+        for (std::size_t i = 0; i < h.n[set]; ++i) {
+          const std::uint8_t f = h.flags[set * static_cast<std::size_t>(s_->ways) + i];
+          if (f & kDirty) lines += l.weight[static_cast<std::size_t>(f >> 2)];
+        }
+  return static_cast<std::int64_t>(std::llround(lines * kLine / static_cast<double>(layouts_.size())));
+}
+
+}  // namespace fasim
