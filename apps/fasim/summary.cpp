@@ -88,7 +88,9 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
   os << "\nL2 and DRAM (" << (sim.options().l2 == L2Start::warm ? "warm" : "cold") << " L2 of "
      << human_bytes(static_cast<double>(dev.l2_bytes))
      << (dev.l2_partitions > 1 ? " in " + std::to_string(dev.l2_partitions) + " partitions" : std::string())
-     << (dev.l2_ways > 0 ? ", " + std::to_string(dev.l2_ways) + "-way sets" : std::string(", fully associative"))
+     << (sim.line_l2() ? ", line by line on the sets sampled (" + dev.l2_sampled_sets + ")"
+        : dev.l2_ways > 0 ? ", " + std::to_string(dev.l2_ways) + "-way sets"
+                          : std::string(", fully associative"))
      << ", LRU, write-back)\n";
   os << "  L2 reads    " << pad(with_commas(c.l2_read_bytes), 16) << " B, of which hits "
      << with_commas(c.l2_hit_bytes) << " B ("
