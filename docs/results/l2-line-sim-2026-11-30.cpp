@@ -32,6 +32,11 @@
 //                     fed to the line-level L2 in fasim's order (index s;
 //                     SEEDS=n layouts, SMMAP=dealt|measured|gpu|gpu-shifted,
 //                     DRIFT=J: each block at its own pace, 1 + J z)
+// Session 60 (l2-lines-2026-12-01.md), in the environment: DIRTY=k, at most
+// k dirty lines a set (the least recently written goes back, stays clean);
+// CLEANAT=k, a line written again while held goes back early at way k and
+// stays, clean (15: fasim's LineL2); PERTENSOR=1, each tensor's sampled
+// lines stand for its own lines (point mode) instead of 15,360 / 521.
 // Build (from the repository root, after the CPU build; lru_halves.hpp beside it):
 //   g++ -std=c++20 -O2 -I sim/include -I /usr/include/eigen3 docs/results/l2-line-sim-2026-11-30.cpp
 //       build/default/sim/libfasim_sim.a -ltomlplusplus -o line-sim   (one line)
