@@ -536,6 +536,18 @@ TEST_CASE("recorded runs: flash1 with the GPU full, and its 16-head edge by head
                  "h200-2026-11-30-sweep-flash1-held-misses.csv", 16});
 }
 
+TEST_CASE("recorded runs: shapes held out from the line-level L2", "[fidelity]") {
+  // Session 60 (l2-lines-holdout-2026-12-01.sh): eleven shapes no earlier set
+  // has, 66 heads or more, fitting the sampled window, so fasim predicts them
+  // with the line-level L2 (l2_lines.hpp), recorded after it was written; 32
+  // placements each. Reads in bar at 8 of 11 (the count model: 8), drained
+  // writes at 8 (the count model: 4). The misses: flash1 at 52 to 63 MB of
+  // tensors, just past the L2, where the line-level L2 reads 19% to 25% too
+  // much, and 72 heads at N = 1024, d = 128 (-16%).
+  check_ratchet({"h200-2026-12-01-l2-lines-holdout.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-12-01-l2-lines-holdout-misses.csv", 11});
+}
+
 TEST_CASE("recorded runs: the sweep again with the counters in 8 placements of the buffers", "[fidelity][slow]") {
   // The same 60 points as h200-2026-11-22-sweep.csv, each counted in 8
   // placements (fasim compare --placements 8; placements8-2026-11-23.sh).
