@@ -413,6 +413,7 @@ int point(const std::string& device_path, const std::vector<std::string>& a, con
   std::sort(rd.begin(), rd.end());
   std::sort(drained.begin(), drained.end());
   const size_t mid = rd.size() / 2;
+  if (getenv("ALL")) { for (double x : rd) std::printf("%.1f ", x); double m = 0; for (double x : rd) m += x; std::printf("mean %.1f\n", m / rd.size()); }
   std::printf("read fasim %.1f line %.1f (%.1f-%.1f) drained fasim %.1f line %.1f (%.1f-%.1f)\n", fasim_read, rd[mid],
               rd.front(), rd.back(), fasim_drained, drained[mid], drained.front(), drained.back());
   return 0;

@@ -14,13 +14,15 @@ def load(d):
             key=(os.path.basename(f),)+tuple(row[k] for k in ('algo','dtype','batch','heads','N','d','br','bc','l2_mode','blocks_per_sm'))
             r[(key,row['metric'])]=(p-m)/m*100
     return r
-old,new=load('old'),load('new')
+import sys
+old,new=load(sys.argv[1] if len(sys.argv)>1 else 'old'),load(sys.argv[2] if len(sys.argv)>2 else 'new')
 bars={'dram_read_bytes':10,'dram_write_drained_bytes':10,'dram_write_bytes':10,'time_s':25,'l2_read_bytes':10}
 c=collections.Counter()
 worse=[];better=[]
 for k,e in new.items():
     met=k[1]
     if met not in bars: continue
+    if k not in old: continue
     o=old[k]; b=bars[met]
     c[(met,'n')]+=1; c[(met,'old')]+=abs(o)<=b; c[(met,'new')]+=abs(e)<=b
     if abs(e)>b and abs(e)>abs(o)+0.01: worse.append((k,o,e))

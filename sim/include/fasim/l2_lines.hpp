@@ -16,14 +16,18 @@
 //    eviction-set probe found 521 sets and every line of one 128 MiB buffer
 //    (the window) that falls in them (configs/l2-sets/h200.txt). Both halves
 //    use one index. Only those lines are simulated; the others are not seen
-//    at all. A read misses the share of its bytes that its sampled lines
-//    missed (so a tensor read once from a cold L2 reads exactly its own
-//    bytes); a write-back of a sampled line stands for (its tensor's lines /
-//    its tensor's sampled lines) lines;
+//    at all. Each sampled line stands for (its tensor's lines / its
+//    tensor's sampled lines) lines, in its reads and its write-backs, so a
+//    tensor read once from a cold L2 reads its own bytes;
 //  - the tensors lie in the window one after another, each from a 2 MiB
-//    page boundary, in an order that each of `layouts` layouts shuffles (the
-//    GPU gives each run other pages). Every access runs through each layout;
-//    the bytes are the mean over the layouts;
+//    page boundary, in an order that each of `layouts` layouts shuffles.
+//    The GPU gives each run other pages, and its DRAM bytes then spread
+//    widely near the L2's size, mostly low with a long tail (flash1 N 896
+//    d 64, 132 heads: 46 to 77 MB over 32 placements, median 48); the
+//    layouts spread the same way. Every access runs through every layout;
+//    the bytes counted are those of the layout whose DRAM bytes so far are
+//    the median, so the total follows the median layout as the GPU's
+//    recorded figure is the median placement;
 //  - a line written again while still in L2 (flash1's O, l and m) is
 //    written back to DRAM once it becomes the oldest line of its set, and
 //    stays, clean (the count model's kL2RewrittenCleanShare, 0.05 of a set:
@@ -81,20 +85,19 @@ class LineL2 {
   /// TensorId index) laid out `layouts` ways. Throws std::invalid_argument if
   /// they do not fit the window (check fits_window first).
   LineL2(std::shared_ptr<const L2SetSample> sample, const std::array<std::int64_t, kTensorCount>& bytes,
-         int layouts = 5);
+         int layouts = 21);
 
   /// @brief A read by an SM next to half `near` of the bytes [first, first +
   /// len) of tensor t, `rows` times, `stride` bytes apart (a tile: one run of
   /// `len` bytes a row). hit_bytes + miss_bytes = `sectors` (the request's
-  /// bytes as the L2 counts them); miss_bytes is the share of them that the
-  /// request's sampled lines missed (in all layouts, weighted), or, if it has
-  /// none, the share its tensor's last request with one missed (1 at first).
+  /// bytes as the L2 counts them); miss_bytes: the median layout's misses
+  /// (l2_lines.hpp), at most `sectors` (the rest is owed to later reads).
   L2Access read(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
                 int near, std::int64_t sectors);
   /// @brief A write of the same shape; writeback_bytes: dirty data it pushed out.
   L2Access write(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
                  int near);
-  /// @brief Expected dirty bytes now in the L2 (mean over the layouts).
+  /// @brief Dirty bytes now in the L2 (the median layout's).
   std::int64_t dirty_bytes() const;
 
  private:
@@ -105,12 +108,14 @@ class LineL2 {
     std::vector<std::uint8_t> n;      // lines held, per set
   };
   struct Layout {
-    std::array<std::int64_t, kTensorCount> base{};     // where each tensor starts in the window
+    std::array<std::vector<std::int32_t>, kTensorCount> page;  // each tensor's 2 MiB pages: their pages in the window
     std::array<double, kTensorCount> weight{};         // its lines / its sampled lines
     Half half[2];
+    double wb = 0;    // weighted lines written back, not yet counted
+    double dram = 0;  // DRAM bytes so far (reads and write-backs, weighted)
   };
   // One line of layout l: returns the DRAM lines it read (0 or 1) and adds
-  // write-backs (weighted) to wb_.
+  // write-backs (weighted) to l.wb.
   int touch(Layout& l, int half, std::uint32_t line, int set, int tensor, bool write);
   bool in(Layout& l, int half, std::uint32_t line, int set, int tensor, bool write);
   int home(std::uint64_t addr) const;
@@ -118,15 +123,16 @@ class LineL2 {
   template <class F>
   void each_line(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride, F f);
 
-  // Write-backs (weighted lines, all layouts) not yet reported, as whole bytes.
-  std::int64_t take_writebacks();
+  // Layout m's write-backs not yet reported, as whole bytes (every layout's
+  // are counted in its own total).
+  std::int64_t take_writebacks(std::size_t m);
+  // The layout whose DRAM bytes so far are the median of the layouts'.
+  std::size_t median_layout() const;
 
   std::shared_ptr<const L2SetSample> s_;
   std::vector<Layout> layouts_;
-  std::array<double, kTensorCount> last_share_;  // each tensor's last sampled request: the share missed
-  double wb_ = 0;          // weighted lines written back, all layouts, not yet reported
-  double miss_carry_ = 0;  // parts of a byte: a read's miss bytes are whole
-  double wb_carry_ = 0;
+  double miss_owed_ = 0;  // miss bytes not yet reported (a read reports at most its own bytes)
+  double wb_carry_ = 0;   // parts of a byte
 };
 
 }  // namespace fasim
