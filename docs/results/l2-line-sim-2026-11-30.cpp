@@ -37,6 +37,7 @@
 // CLEANAT=k, a line written again while held goes back early at way k and
 // stays, clean (15: fasim's LineL2); PERTENSOR=1, each tensor's sampled
 // lines stand for its own lines (point mode) instead of 15,360 / 521.
+// ALL=1 (point mode): print every layout's DRAM MB read and their mean.
 // Build (from the repository root, after the CPU build; lru_halves.hpp beside it):
 //   g++ -std=c++20 -O2 -I sim/include -I /usr/include/eigen3 docs/results/l2-line-sim-2026-11-30.cpp
 //       build/default/sim/libfasim_sim.a -ltomlplusplus -o line-sim   (one line)
