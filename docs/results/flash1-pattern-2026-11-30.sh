@@ -17,11 +17,13 @@
 # a bit of its number (the SM map first), in 4 placements; with `layout`,
 # K and V laid out by key block against flash1's layout, in 4 placements;
 # with `parts`, flash1's pattern without l and m, or without V, in 4;
-# with `lm`, l and m read only or a head's on its own 4 KiB, in 4.
+# with `lm`, l and m read only or a head's on its own 4 KiB, in 4; with
+# `grain`, 2 or 4 bytes a thread instead of 16, in 6, and flash1 itself
+# (fp16 and fp32) at N = 512, d = 128 in 32 placements.
 # Run by the device tool from the repository root with the binaries carried
 # in build/gpu-carry (scripts/gpu-check.sh --prepare-carry). Everything goes
 # to $OUT/f1p.tgz: f1p.csv, f1p-variants.csv, f1p-edge.csv, f1p-grid.csv,
-# f1p-shift.csv, f1p-split.csv, f1p-many.csv, f1p-bits.csv, f1p-layout.csv, f1p-parts.csv or f1p-lm.csv (ncu's rows with the probe's PROBE, SKEW and
+# f1p-shift.csv, f1p-split.csv, f1p-many.csv, f1p-bits.csv, f1p-layout.csv, f1p-parts.csv, f1p-lm.csv or f1p-grain.csv (ncu's rows with the probe's PROBE, SKEW and
 # BLOCKS lines), its .err, gpu.txt, placements-*.json, sm-map.txt.
 set -u
 R=docs/results; B=$(mktemp -d); FINAL=${OUT:-/tmp}; OUT=$(mktemp -d)
@@ -45,6 +47,12 @@ elif [ "${1:-}" = shift ]; then
   probe f1p-shift 4 shift
 elif [ "${1:-}" = lm ]; then
   probe f1p-lm 4 lm
+elif [ "${1:-}" = grain ]; then
+  probe f1p-grain 6 grain
+  . scripts/append-sweep.sh
+  holdout_gpu_setup build/gpu-carry
+  placements_json fp16-h132-n512-d128 --algo flash1 --dtype fp16 --N 512 --d 128 --heads 132 --br 64 --bc 64
+  placements_json fp32-h132-n512-d128 --algo flash1 --dtype fp32 --N 512 --d 128 --heads 132 --br 64 --bc 64
 elif [ "${1:-}" = parts ]; then
   probe f1p-parts 4 parts
 elif [ "${1:-}" = layout ]; then

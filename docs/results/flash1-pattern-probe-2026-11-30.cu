@@ -37,7 +37,8 @@
 // MAP`: each head's half chosen by a bit of its number (bits_sequences);
 // `layout`: K and V laid out by key block (layout_sequences); `parts`:
 // without l and m, or without V (parts_sequences); `lm`: l and m read
-// only, or a head's on its own 4 KiB (lm_sequences).
+// only, or a head's on its own 4 KiB (lm_sequences); `grain`: 2 or 4
+// bytes a thread instead of 16 (grain_sequences).
 // Only kernels instantiated with <1> are profiled, in the order of the PROBE
 // lines. Each placement allocates new buffers, the earlier ones still held.
 #include <cuda_runtime.h>
@@ -72,6 +73,8 @@ struct Flash {  // one head per block: n rows of `row` uint4 words per tensor
   bool lm_write = true;  // write l and m back (else only read)
   int lm_stride = 0;   // floats from one head's l (and m) to the next: 0 is n
   bool read_v = true;  // read V_j as well as K_j (else K_j only)
+  int grain_in = 16;   // bytes a thread loads at once from Q, K and V: 16 (a warp: 512 B), 4 or 2 (64 B, as flash1 fp16)
+  int grain_o = 16;    // the same for O's loads and stores
 };
 struct Plain {  // the rmw probe: each block its own contiguous chunks
   uint4* p;
@@ -114,6 +117,26 @@ __device__ void touch(uint4* at, size_t words, bool read, bool write, unsigned& 
   }
 }
 
+// As touch, `grain` bytes a thread at a time (16: touch; 4 or 2: one
+// float or one fp16 element, as flash1's fp32 and fp16 kernels load and
+// store, a warp then covering 128 or 64 bytes).
+template <class W>
+__device__ void touch_as(W* at, size_t n, bool read, bool write, unsigned& acc) {
+  for (size_t i = threadIdx.x; i < n; i += blockDim.x) {
+    W x = static_cast<W>(i);
+    if (read) {
+      x = __ldcg(at + i);
+      acc ^= static_cast<unsigned>(x);
+    }
+    if (write) __stcg(at + i, static_cast<W>(x + 1));
+  }
+}
+__device__ void touch(uint4* at, size_t words, int grain, bool read, bool write, unsigned& acc) {
+  if (grain == 4) touch_as(reinterpret_cast<unsigned*>(at), words * 4, read, write, acc);
+  else if (grain == 2) touch_as(reinterpret_cast<unsigned short*>(at), words * 8, read, write, acc);
+  else touch(at, words, read, write, acc);
+}
+
 __device__ void touch_f(float* at, int n, bool read, bool write, unsigned& acc) {
   for (int i = threadIdx.x; i < n; i += blockDim.x) {
     float x = 1.0f;
@@ -153,19 +176,19 @@ __device__ void flash_pass(const Flash& f, int j, long long spin_ns, unsigned& a
   const size_t lm = static_cast<size_t>(h) * (f.lm_stride > 0 ? f.lm_stride : f.n);
   const int kv_rows = min(f.bc, f.n - j * f.bc);
   const size_t kv_at = f.kv_heads > 0 ? (static_cast<size_t>(j) * f.kv_heads + h) * f.bc : head + j * f.bc;
-  touch(f.k + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv, false, acc);
-  touch(f.v + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.kv && f.read_v, false, acc);
+  touch(f.k + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.grain_in, f.kv, false, acc);
+  touch(f.v + kv_at * f.row, static_cast<size_t>(kv_rows) * f.row, f.grain_in, f.kv && f.read_v, false, acc);
   __syncthreads();
   for (int i0 = r0; i0 < r1; i0 += f.br) {
     const int rows = min(f.br, r1 - i0);
     const size_t at = (qo + i0) * f.row, words = static_cast<size_t>(rows) * f.row;
-    touch(f.q + at, words, true, false, acc);
-    touch(f.o + at, words, j > 0, false, acc);
+    touch(f.q + at, words, f.grain_in, true, false, acc);
+    touch(f.o + at, words, f.grain_o, j > 0, false, acc);
     touch_f(f.l + lm + i0, rows, j > 0 && f.lm, false, acc);
     touch_f(f.m + lm + i0, rows, j > 0 && f.lm, false, acc);
     __syncthreads();
     spin(spin_ns);
-    touch(f.o + at, words, false, f.write, acc);
+    touch(f.o + at, words, f.grain_o, false, f.write, acc);
     touch_f(f.l + lm + i0, rows, false, f.write && f.lm && f.lm_write, acc);
     touch_f(f.m + lm + i0, rows, false, f.write && f.lm && f.lm_write, acc);
     __syncthreads();
@@ -628,6 +651,38 @@ void lm_sequences(int placement) {
   }
 }
 
+// `grain`: does the size of a thread's loads and stores matter? flash1's
+// fp16 kernel moves one 2-byte element a thread (a warp: 64 bytes, half a
+// line), the probe 16 bytes (a warp: four lines). 132 heads, N = 512 (fp16,
+// d = 128, Br = Bc = 64, blocks where the GPU puts them): F1 (16 bytes),
+// F1-e2 (2 bytes for Q, K, V and O), F1-e4 (4 bytes, as the fp32 kernel),
+// F1-e2o (2 bytes for O only), F1-e2in (2 bytes for Q, K and V only), in
+// the launch style with no spin; then F1 and F1-e2 in one kernel with
+// flash1's 80 us a step (loop style), as flash1 runs.
+void grain_sequences(int placement) {
+  FlashBuffers b = FlashBuffers::make(sms, 512, 128, 64, 64);
+  CK(cudaDeviceSynchronize());
+  Flash e2 = b.f, e4 = b.f, e2o = b.f, e2in = b.f;
+  e2.grain_in = e2.grain_o = 2;
+  e4.grain_in = e4.grain_o = 4;
+  e2o.grain_o = 2;
+  e2in.grain_in = 2;
+  for (const auto& [tag, f] : {std::pair{"F1", b.f}, std::pair{"F1-e2", e2}, std::pair{"F1-e4", e4},
+                               std::pair{"F1-e2o", e2o}, std::pair{"F1-e2in", e2in}}) {
+    char name[96];
+    std::snprintf(name, sizeof name, "%s/N512/d128/br64/bc64/h%d/p%d/launch/spin0", tag, sms, placement);
+    const Flash g = f;
+    sequence(name, "launch", 8, 0, [&](const Run& r) { flash_k<1><<<sms, 256, kShared>>>(g, r); });
+    print_blocks(name, sms);
+  }
+  for (const auto& [tag, f] : {std::pair{"F1", b.f}, std::pair{"F1-e2", e2}}) {
+    char name[96];
+    std::snprintf(name, sizeof name, "%s/N512/d128/br64/bc64/h%d/p%d/loop/spin80us", tag, sms, placement);
+    const Flash g = f;
+    sequence(name, "loop", 8, 80000, [&](const Run& r) { flash_k<1><<<sms, 256, kShared>>>(g, r); });
+  }
+}
+
 void edge_sequences(int placement) {
   for (const int n : {384, 448, 512, 576, 640}) {
     FlashBuffers b = FlashBuffers::make(sms, n, 128, 64, 64);
@@ -675,6 +730,7 @@ int main(int argc, char** argv) {
   const bool layout = argc > 2 && std::string(argv[2]) == "layout";
   const bool parts = argc > 2 && std::string(argv[2]) == "parts";
   const bool lm_mode = argc > 2 && std::string(argv[2]) == "lm";
+  const bool grain = argc > 2 && std::string(argv[2]) == "grain";
   const bool split = argc > 3 && std::string(argv[2]) == "split";
   const bool many = argc > 3 && std::string(argv[2]) == "many";
   const bool bits = argc > 3 && std::string(argv[2]) == "bits";
@@ -708,8 +764,9 @@ int main(int argc, char** argv) {
   stamps = fresh<unsigned long long>(1024 * (kMaxPasses + 1) * sizeof(unsigned long long));
   for (int placement = 0; placement < placements; ++placement) {
     // New buffers each placement, the earlier ones still held: new pages.
-    if (variants || edge || grid || shifted || split || many || bits || layout || parts || lm_mode) {
+    if (variants || edge || grid || shifted || split || many || bits || layout || parts || lm_mode || grain) {
       if (split) split_sequences(placement);
+      else if (grain) grain_sequences(placement);
       else if (lm_mode) lm_sequences(placement);
       else if (parts) parts_sequences(placement);
       else if (layout) layout_sequences(placement);
