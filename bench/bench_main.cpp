@@ -5,6 +5,8 @@
 //                       plain loop over the same tiles (time per tile, linearity)
 //   bench_sweep.cpp     a 102-point sweep at N <= 8192, and its plain loop
 //   bench_numerics.cpp  flash2 with numerics against plain Eigen attention
+//   bench_line_l2.cpp   flash1 with the H200 full on the line-level L2, against
+//                       the same run on the count model
 // Memory is measured by fasim_bench_memory (bench_memory.cpp): it needs a
 // fresh process per shape. scripts/bench.sh builds and runs both.
 #include <benchmark/benchmark.h>
@@ -86,6 +88,11 @@ void summary(RatioReporter& r) {
     const double f = s["BM_Flash2Numerics/min_time:2.000"], e = s["BM_EigenAttention/min_time:2.000"];
     std::printf("  flash2 with numerics fp32 N=2048 d=64: %.3f s = %.2fx plain Eigen attention (%.3f s) "
                 "(bar <= 2x): %s\n", f, f / e, e, verdict(f / e <= 2.0));
+  }
+  if (r.has("BM_Flash1LineL2/min_time:2.000") && r.has("BM_Flash1CountL2/min_time:2.000")) {
+    const double line = s["BM_Flash1LineL2/min_time:2.000"], count = s["BM_Flash1CountL2/min_time:2.000"];
+    std::printf("  flash1 fp16 132 heads N=512 d=128, counting, line-level L2 (H200 sample, 21 layouts): %.3f s = %.1fx"
+                " the count model alone (%.3f s)\n", line, line / count, count);
   }
 }
 

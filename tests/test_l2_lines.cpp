@@ -3,6 +3,7 @@
 // sample shows the scaling (a tensor read once reads exactly its bytes).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -74,6 +75,51 @@ TEST_CASE("LineL2: a line written again goes back early when it is the oldest, a
   write_line(once, 0);
   CHECK(read_line(once, 1).writeback_bytes == 0);
   CHECK(once.dirty_bytes() == kLine);
+}
+
+TEST_CASE("LineL2: a tile touches the lines its rows touch one by one", "[l2]") {
+  // A tile of rows with no gap is walked as one run; rows that share a line
+  // (a column: 32 rows of 4 bytes a line) touch it once a row, so a write
+  // marks it written again, as the rows one request at a time do.
+  for (const std::int64_t row : {std::int64_t{4}, std::int64_t{64}, std::int64_t{128}, std::int64_t{192}}) {
+    INFO("row of " << row << " bytes");
+    LineL2 tile(tiny(2), only_q(4), 1), rows(tiny(2), only_q(4), 1);
+    const std::int64_t n = std::max<std::int64_t>(2, 2 * kLine / row);  // rows in the first two or three lines
+    std::int64_t wb = 0;  // rows shorter than a line: line 0 is written again, then goes back early
+    for (std::int64_t r = 0; r < n; ++r) wb += rows.write(TensorId::Q, r * row, row, 1, row, 0).writeback_bytes;
+    CHECK(tile.write(TensorId::Q, 0, row, n, row, 0).writeback_bytes == wb);
+    if (row == 4) CHECK(wb == kLine);
+    // Lines 2 and 3 push out 0 and 1, or write them back early.
+    for (std::int64_t line : {2, 3}) CHECK(read_line(tile, line).writeback_bytes == read_line(rows, line).writeback_bytes);
+    CHECK(tile.dirty_bytes() == rows.dirty_bytes());
+  }
+  // On the H200's sample, with write-backs weighted: a head's l column and
+  // a fp16 Q tile, written twice, then pushed out by a stream.
+  const auto h200 = builtin_l2_set_sample("h200");
+  std::array<std::int64_t, kTensorCount> bytes{};
+  bytes[static_cast<std::size_t>(index(TensorId::Q))] = 132 * 512 * 256;
+  bytes[static_cast<std::size_t>(index(TensorId::l))] = 132 * 512 * 4;
+  bytes[static_cast<std::size_t>(index(TensorId::K))] = 64 << 20;
+  LineL2 tile(h200, bytes, 3), rows(h200, bytes, 3);
+  std::int64_t wb_tile = 0, wb_rows = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::int64_t h = 0; h < 132; ++h)
+      for (std::int64_t i = 0; i < 512; i += 64) {
+        const int near = static_cast<int>(h % 2);
+        wb_tile += tile.write(TensorId::Q, (h * 512 + i) * 256, 256, 64, 256, near).writeback_bytes;
+        wb_tile += tile.write(TensorId::l, (h * 512 + i) * 4, 4, 64, 4, near).writeback_bytes;
+        for (std::int64_t r = 0; r < 64; ++r) {
+          wb_rows += rows.write(TensorId::Q, (h * 512 + i + r) * 256, 256, 1, 256, near).writeback_bytes;
+          wb_rows += rows.write(TensorId::l, (h * 512 + i + r) * 4, 4, 1, 4, near).writeback_bytes;
+        }
+      }
+  for (std::int64_t at = 0; at < (64 << 20); at += 1 << 20) {
+    wb_tile += tile.read(TensorId::K, at, 1 << 20, 1, 1 << 20, 0, 1 << 20).writeback_bytes;
+    wb_rows += rows.read(TensorId::K, at, 1 << 20, 1, 1 << 20, 0, 1 << 20).writeback_bytes;
+  }
+  CHECK(wb_tile > 0);
+  CHECK(std::abs(wb_tile - wb_rows) <= 2);  // whole bytes of the same weighted sums
+  CHECK(std::abs(tile.dirty_bytes() - rows.dirty_bytes()) <= 2);
 }
 
 TEST_CASE("LineL2: a read from the other half keeps a copy near, and a write goes home", "[l2]") {

@@ -79,6 +79,9 @@ L2SetSample parse_l2_set_sample(std::string_view text, const std::string& origin
     }
   }
   if (s.sets == 0) throw UserError(origin + ": no sets; each line after the header lists one set's lines");
+  s.sampled.assign((s.set_of_line.size() + 63) / 64, 0);
+  for (std::size_t x = 0; x < s.set_of_line.size(); ++x)
+    if (s.set_of_line[x] >= 0) s.sampled[x / 64] |= std::uint64_t{1} << (x % 64);
   return s;
 }
 
@@ -206,15 +209,46 @@ template <class F>
 void LineL2::each_line(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
                        F f) {
   const auto ti = static_cast<std::size_t>(index(t));
-  for (Layout& l : layouts_)
+  // Rows with no gap between them are one run. Where rows share a line (a
+  // column of l or m: 32 rows a line) each row touches it: the first touch
+  // counts, and a second one, for a write, makes the line one written again.
+  // Further touches change nothing, so a line is touched at most twice.
+  const std::int64_t row_len = len, row0 = first, run_rows = rows;
+  const bool shared = rows > 1 && stride == len && (len % kLine != 0 || first % kLine != 0);
+  if (rows > 1 && stride == len) len *= rows, rows = 1;
+  auto touches = [&](std::int64_t a) {  // rows of the run that touch the line from byte a
+    if (!shared) return 1;
+    const std::int64_t lo = std::max<std::int64_t>(0, (a - row0) / row_len);
+    const std::int64_t hi = std::min(run_rows - 1, (a + kLine - row0 + row_len - 1) / row_len - 1);
+    return hi > lo ? 2 : 1;
+  };
+  const std::vector<std::uint64_t>& sampled = s_->sampled;
+  for (Layout& l : layouts_) {
     for (std::int64_t r = 0; r < rows; ++r) {
-      const std::int64_t a0 = first + r * stride;
-      for (std::int64_t a = a0 / kLine * kLine; a < a0 + len; a += kLine) {
-        const std::int64_t w = l.page[ti][static_cast<std::size_t>(a / kPage)] * kPage + a % kPage;
-        const std::int32_t set = s_->set_of_line[static_cast<std::size_t>(w / kLine)];
-        if (set >= 0) f(l, static_cast<std::uint32_t>(w / kLine), set);
+      const std::int64_t a1 = first + r * stride + len;
+      std::int64_t a = (first + r * stride) / kLine * kLine;
+      while (a < a1) {  // one page of the tensor at a time: its lines lie in a run of the window
+        const std::int64_t page = a / kPage;
+        const std::int64_t end = std::min((a1 + kLine - 1) / kLine * kLine, (page + 1) * kPage);
+        const std::int64_t moved = (l.page[ti][static_cast<std::size_t>(page)] - page) * kPage;
+        // The sampled lines of the run, a word of the bit map at a time (1 line in 29 is sampled).
+        const auto x1 = static_cast<std::size_t>((end + moved) / kLine);
+        for (auto x = static_cast<std::size_t>((a + moved) / kLine); x < x1;) {
+          const std::uint64_t bits = sampled[x / 64] >> (x % 64);
+          if (bits == 0) {
+            x = (x / 64 + 1) * 64;
+            continue;
+          }
+          x += static_cast<std::size_t>(std::countr_zero(bits));
+          if (x >= x1) break;
+          for (int k = touches(static_cast<std::int64_t>(x) * kLine - moved); k > 0; --k)
+            f(l, static_cast<std::uint32_t>(x), s_->set_of_line[x]);
+          ++x;
+        }
+        a = end;
       }
     }
+  }
 }
 
 std::size_t LineL2::median_layout() const {

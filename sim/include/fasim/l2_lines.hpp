@@ -63,6 +63,7 @@ struct L2SetSample {
   std::uint64_t home_mask = 0;     ///< address bits whose XOR is a line's home half
   std::int64_t sets = 0;           ///< sampled sets
   std::vector<std::int32_t> set_of_line;  ///< each line of the window: its sampled set, or -1
+  std::vector<std::uint64_t> sampled;     ///< bit x: line x is in a sampled set (1 in 29 on the H200; 128 KiB to scan, not 4 MiB)
 };
 
 /// @brief Parses a sample's text (the format of configs/l2-sets/h200.txt);
