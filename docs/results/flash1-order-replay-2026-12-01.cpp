@@ -1,0 +1,110 @@
+// flash1 order replay (2026-12-01): how much do the line-level L2's bytes
+// depend on the order in which fasim's blocks reach it? fasim's Simulation
+// runs one recorded point as `fasim compare --recorded` predicts it (the
+// device profile given, the CUDA kernel's compute model, cold L2); its loads
+// and stores are kept with their blocks, and fed again to a fresh LineL2
+// (l2_lines.hpp, the same sample and 21 layouts) twice: in fasim's order,
+// and in lock step (every block's k-th load or store before any block's
+// (k+1)-th). It also prints how far apart fasim's blocks start each key
+// block (the spread of their K_j loads), to set beside the GPU's
+// (flash1-drift-probe-2026-12-01.cu).
+// Build (repository root, after the CPU build):
+//   g++ -std=c++20 -O2 -I sim/include -I /usr/include/eigen3 docs/results/flash1-order-replay-2026-12-01.cpp
+//       build/default/sim/libfasim_sim.a -ltomlplusplus -o order-replay   (one line)
+// Run:   ./order-replay DEVICE.toml flash1 DTYPE HEADS N d BR BC
+//        ./order-replay docs/results/h200-2026-11-22-measured.toml flash1 fp16 132 512 128 64 64
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fasim/block_placement.hpp"
+#include "fasim/device_spec.hpp"
+#include "fasim/fidelity.hpp"
+#include "fasim/l2_lines.hpp"
+#include "fasim/simulation.hpp"
+
+using namespace fasim;
+
+namespace {
+struct Access {
+  std::int64_t k;  // the block's k-th load or store
+  TensorId tensor;
+  std::int64_t bh, row0, rows, col0, cols;
+  bool store;
+  int near;  // the L2 half next to its SM, as fasim's Machine places the blocks
+};
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 9) {
+    std::fprintf(stderr, "usage: %s DEVICE.toml ALGO DTYPE HEADS N d BR BC\n", argv[0]);
+    return 2;
+  }
+  Workload w;
+  Mapping m;
+  m.algo = *parse_algo(argv[2]);
+  w.dtype = *parse_dtype(argv[3]);
+  w.heads = std::stoll(argv[4]);
+  w.N = std::stoll(argv[5]);
+  w.d = std::stoll(argv[6]);
+  m.br = std::stoll(argv[7]);
+  m.bc = std::stoll(argv[8]);
+  const DeviceSpec device = load_device(argv[1]);
+  Simulation sim(device, w, m, {.numerics = false, .l2 = L2Start::cold, .compute = cuda_compute_model(w, m)});
+  if (!sim.line_l2() || m.algo != Algo::flash1) {
+    std::fprintf(stderr, "flash1 at a point that uses the line-level L2 (line_l2_applies), please\n");
+    return 2;
+  }
+  // flash1 is one kernel of a block a head: its SMs' halves as Simulation places them.
+  const std::vector<std::int64_t> half_of_sm = kernel_sm_partitions(device, cuda_compute_model(w, m), w.batch * w.heads);
+  std::vector<Access> steps;
+  std::map<std::int64_t, std::int64_t> seen;                          // block -> loads and stores so far
+  std::map<std::int64_t, std::pair<double, double>> k_start;          // key block -> first, last K_j load (s)
+  while (sim.next()) {
+    const Step& s = sim.step();
+    if (s.kind != StepKind::load && s.kind != StepKind::store) continue;
+    const std::int64_t who = (static_cast<std::int64_t>(s.kernel) << 32) + s.block;
+    steps.push_back({seen[who]++, s.tensor, s.bh, s.row0, s.rows, s.col0, s.cols, s.kind == StepKind::store,
+                     static_cast<int>(half_of_sm.at(static_cast<std::size_t>(s.sm)))});
+    if (s.kind == StepKind::load && s.tensor == TensorId::K) {
+      auto [it, fresh] = k_start.try_emplace(s.kb, s.start_s, s.start_s);
+      it->second.first = std::min(it->second.first, s.start_s);
+      it->second.second = std::max(it->second.second, s.start_s);
+    }
+  }
+  const CacheTraffic c = sim.ledger().cache_total();
+  std::printf("fasim        DRAM MB read %.1f, written during the run %.1f, drained %.1f\n", c.dram_read_bytes / 1e6,
+              c.dram_write_bytes / 1e6, (c.dram_write_bytes + sim.l2_dirty_bytes()) / 1e6);
+  std::printf("fasim's blocks start key block j this far apart (us):");
+  for (const auto& [j, t] : k_start) std::printf(" %lld:%.1f", static_cast<long long>(j), (t.second - t.first) * 1e6);
+  std::printf("\n");
+
+  std::array<std::int64_t, kTensorCount> bytes{};
+  for (TensorId t : kAllTensors)
+    if (sim.hbm().has(t)) {
+      const HbmTensor& x = sim.hbm().at(t);
+      bytes[static_cast<std::size_t>(index(t))] = x.bh * x.rows * x.cols * x.elem_bytes();
+    }
+  for (const bool lock_step : {false, true}) {
+    std::vector<Access> order = steps;
+    if (lock_step)
+      std::stable_sort(order.begin(), order.end(), [](const Access& a, const Access& b) { return a.k < b.k; });
+    LineL2 l2(builtin_l2_set_sample(device.l2_sampled_sets), bytes);
+    std::int64_t read = 0, written = 0;
+    for (const Access& s : order) {
+      const HbmTensor& x = sim.hbm().at(s.tensor);
+      const std::int64_t e = x.elem_bytes(), at = x.offset(s.bh, s.row0, s.col0) * e;
+      const L2Access a = s.store ? l2.write(s.tensor, at, s.cols * e, s.rows, x.cols * e, s.near)
+                                 : l2.read(s.tensor, at, s.cols * e, s.rows, x.cols * e, s.near, s.rows * s.cols * e);
+      read += a.miss_bytes;
+      written += a.writeback_bytes;
+    }
+    std::printf("%-12s DRAM MB read %.1f, written during the run %.1f, drained %.1f\n",
+                lock_step ? "lock step" : "fasim order", read / 1e6, written / 1e6,
+                (written + l2.dirty_bytes()) / 1e6);
+  }
+  return 0;
+}
