@@ -33,10 +33,10 @@ std::array<std::int64_t, kTensorCount> only_q(std::int64_t lines) {
 }
 // One line of Q, read or written by an SM next to half `near`.
 L2Access read_line(LineL2& l2, std::int64_t line, int near = 0) {
-  return l2.read(TensorId::Q, line * kLine, kLine, 1, kLine, near, kLine);
+  return l2.read({TensorId::Q, line * kLine, kLine, 1, kLine, near}, kLine);
 }
 L2Access write_line(LineL2& l2, std::int64_t line, int near = 0) {
-  return l2.write(TensorId::Q, line * kLine, kLine, 1, kLine, near);
+  return l2.write({TensorId::Q, line * kLine, kLine, 1, kLine, near});
 }
 }  // namespace
 
@@ -86,8 +86,8 @@ TEST_CASE("LineL2: a tile touches the lines its rows touch one by one", "[l2]") 
     LineL2 tile(tiny(2), only_q(4), 1), rows(tiny(2), only_q(4), 1);
     const std::int64_t n = std::max<std::int64_t>(2, 2 * kLine / row);  // rows in the first two or three lines
     std::int64_t wb = 0;  // rows shorter than a line: line 0 is written again, then goes back early
-    for (std::int64_t r = 0; r < n; ++r) wb += rows.write(TensorId::Q, r * row, row, 1, row, 0).writeback_bytes;
-    CHECK(tile.write(TensorId::Q, 0, row, n, row, 0).writeback_bytes == wb);
+    for (std::int64_t r = 0; r < n; ++r) wb += rows.write({TensorId::Q, r * row, row, 1, row, 0}).writeback_bytes;
+    CHECK(tile.write({TensorId::Q, 0, row, n, row, 0}).writeback_bytes == wb);
     if (row == 4) CHECK(wb == kLine);
     // Lines 2 and 3 push out 0 and 1, or write them back early.
     for (std::int64_t line : {2, 3}) CHECK(read_line(tile, line).writeback_bytes == read_line(rows, line).writeback_bytes);
@@ -106,16 +106,16 @@ TEST_CASE("LineL2: a tile touches the lines its rows touch one by one", "[l2]") 
     for (std::int64_t h = 0; h < 132; ++h)
       for (std::int64_t i = 0; i < 512; i += 64) {
         const int near = static_cast<int>(h % 2);
-        wb_tile += tile.write(TensorId::Q, (h * 512 + i) * 256, 256, 64, 256, near).writeback_bytes;
-        wb_tile += tile.write(TensorId::l, (h * 512 + i) * 4, 4, 64, 4, near).writeback_bytes;
+        wb_tile += tile.write({TensorId::Q, (h * 512 + i) * 256, 256, 64, 256, near}).writeback_bytes;
+        wb_tile += tile.write({TensorId::l, (h * 512 + i) * 4, 4, 64, 4, near}).writeback_bytes;
         for (std::int64_t r = 0; r < 64; ++r) {
-          wb_rows += rows.write(TensorId::Q, (h * 512 + i + r) * 256, 256, 1, 256, near).writeback_bytes;
-          wb_rows += rows.write(TensorId::l, (h * 512 + i + r) * 4, 4, 1, 4, near).writeback_bytes;
+          wb_rows += rows.write({TensorId::Q, (h * 512 + i + r) * 256, 256, 1, 256, near}).writeback_bytes;
+          wb_rows += rows.write({TensorId::l, (h * 512 + i + r) * 4, 4, 1, 4, near}).writeback_bytes;
         }
       }
   for (std::int64_t at = 0; at < (64 << 20); at += 1 << 20) {
-    wb_tile += tile.read(TensorId::K, at, 1 << 20, 1, 1 << 20, 0, 1 << 20).writeback_bytes;
-    wb_rows += rows.read(TensorId::K, at, 1 << 20, 1, 1 << 20, 0, 1 << 20).writeback_bytes;
+    wb_tile += tile.read({TensorId::K, at, 1 << 20, 1, 1 << 20, 0}, 1 << 20).writeback_bytes;
+    wb_rows += rows.read({TensorId::K, at, 1 << 20, 1, 1 << 20, 0}, 1 << 20).writeback_bytes;
   }
   CHECK(wb_tile > 0);
   CHECK(std::abs(wb_tile - wb_rows) <= 2);  // whole bytes of the same weighted sums
@@ -168,7 +168,7 @@ TEST_CASE("LineL2: on the H200's sample a tensor read once reads its own bytes, 
     std::int64_t missed = 0, asked = 0;
     for (TensorId t : {TensorId::Q, TensorId::K, TensorId::V})
       for (std::int64_t r = 0; r < 16 * 1024; r += 64) {
-        const L2Access a = l2.read(t, r * row, 64 * row, 1, 64 * row, static_cast<int>(r / 64 % 2), 64 * row);
+        const L2Access a = l2.read({t, r * row, 64 * row, 1, 64 * row, static_cast<int>(r / 64 % 2)}, 64 * row);
         CHECK(a.hit_bytes + a.miss_bytes == 64 * row);
         missed += a.miss_bytes;
         asked += 64 * row;

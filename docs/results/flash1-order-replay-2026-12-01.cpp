@@ -96,9 +96,8 @@ int main(int argc, char** argv) {
     std::int64_t read = 0, written = 0;
     for (const Access& s : order) {
       const HbmTensor& x = sim.hbm().at(s.tensor);
-      const std::int64_t e = x.elem_bytes(), at = x.offset(s.bh, s.row0, s.col0) * e;
-      const L2Access a = s.store ? l2.write(s.tensor, at, s.cols * e, s.rows, x.cols * e, s.near)
-                                 : l2.read(s.tensor, at, s.cols * e, s.rows, x.cols * e, s.near, s.rows * s.cols * e);
+      const LineRequest r = LineRequest::tile(s.tensor, x, s.bh, s.row0, s.col0, s.rows, s.cols, s.near);
+      const L2Access a = s.store ? l2.write(r) : l2.read(r, s.rows * s.cols * x.elem_bytes());
       read += a.miss_bytes;
       written += a.writeback_bytes;
     }

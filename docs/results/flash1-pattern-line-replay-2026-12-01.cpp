@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
       for (std::size_t k = 0; k < steps[0].size(); ++k)
         for (int b = 0; b < heads; ++b) {
           const S& s = steps[b][k];
-          L2Access a = s.w ? l2.write(s.t, s.first, s.len, 1, s.len, near[b]) : l2.read(s.t, s.first, s.len, 1, s.len, near[b], s.len);
+          L2Access a = s.w ? l2.write({s.t, s.first, s.len, 1, s.len, near[b]}) : l2.read({s.t, s.first, s.len, 1, s.len, near[b]}, s.len);
           r += a.miss_bytes; w += a.writeback_bytes;
         }
       char buf[32]; std::snprintf(buf, 32, " %5.2f", r / 1e6); rs += buf; std::snprintf(buf, 32, " %5.2f", w / 1e6); ws += buf;

@@ -206,9 +206,10 @@ int LineL2::touch(Layout& l, int near, std::uint32_t line, int set, int tensor, 
 }
 
 template <class F>
-void LineL2::each_line(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
-                       F f) {
-  const auto ti = static_cast<std::size_t>(index(t));
+void LineL2::each_line(const LineRequest& req, F f) {
+  const auto ti = static_cast<std::size_t>(index(req.tensor));
+  const std::int64_t first = req.first, stride = req.stride;
+  std::int64_t len = req.len, rows = req.rows;
   // Rows with no gap between them are one run. Where rows share a line (a
   // column of l or m: 32 rows a line) each row touches it: the first touch
   // counts, and a second one, for a write, makes the line one written again.
@@ -262,13 +263,12 @@ std::size_t LineL2::median_layout() const {
   return order[order.size() / 2];
 }
 
-L2Access LineL2::read(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
-                      int near, std::int64_t sectors) {
-  const int ti = index(t);
+L2Access LineL2::read(const LineRequest& r, std::int64_t sectors) {
+  const int ti = index(r.tensor);
   const std::size_t m = median_layout();  // chosen before this request counts
   double missed = 0;                       // layout m's, weighted lines
-  each_line(t, first, len, rows, stride, [&](Layout& l, std::uint32_t line, int set) {
-    const double w = l.weight[static_cast<std::size_t>(ti)] * touch(l, near, line, set, ti, false);
+  each_line(r, [&](Layout& l, std::uint32_t line, int set) {
+    const double w = l.weight[static_cast<std::size_t>(ti)] * touch(l, r.near, line, set, ti, false);
     l.dram += w * kLine;
     if (&l == &layouts_[m]) missed += w;
   });
@@ -293,11 +293,9 @@ std::int64_t LineL2::take_writebacks(std::size_t m) {
   return bytes;
 }
 
-L2Access LineL2::write(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
-                       int near) {
-  const int ti = index(t);
-  each_line(t, first, len, rows, stride,
-            [&](Layout& l, std::uint32_t line, int set) { touch(l, near, line, set, ti, true); });
+L2Access LineL2::write(const LineRequest& r) {
+  const int ti = index(r.tensor);
+  each_line(r, [&](Layout& l, std::uint32_t line, int set) { touch(l, r.near, line, set, ti, true); });
   L2Access a;
   a.writeback_bytes = take_writebacks(median_layout());
   return a;

@@ -84,15 +84,18 @@ void Machine::reading_from_dram(const TileKey& key, double arrives, double now) 
   landing_.emplace_back(key, arrives);
 }
 
+LineRequest Machine::line_request(const Step& s, const BlockClock& c) const {
+  return LineRequest::tile(s.tensor, hbm_.at(s.tensor), s.bh, s.row0, s.col0, s.rows, s.cols,
+                           static_cast<int>(l2_.partition_of(c.sm)));
+}
+
 double Machine::load(Step& s, BlockClock& c) {
   const HbmTensor& x = hbm_.at(s.tensor);
   const std::int64_t sectors = sector_bytes(x, s.bh, s.row0, s.rows, s.col0, s.cols, dev_.l2_sector_bytes);
   const TileKey key{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols};
   L2Access a = l2_.read(key, sectors, c.sm);
   if (lines_) {
-    const std::int64_t e = x.elem_bytes();
-    const L2Access b = lines_->read(s.tensor, x.offset(s.bh, s.row0, s.col0) * e, s.cols * e, s.rows, x.cols * e,
-                                    static_cast<int>(l2_.partition_of(c.sm)), sectors);
+    const L2Access b = lines_->read(line_request(s, c), sectors);
     a.hit_bytes = b.hit_bytes;
     a.miss_bytes = b.miss_bytes;
     a.writeback_bytes = b.writeback_bytes;
@@ -136,12 +139,7 @@ double Machine::store(Step& s, BlockClock& c) {
   const HbmTensor& x = hbm_.at(s.tensor);
   const std::int64_t sectors = sector_bytes(x, s.bh, s.row0, s.rows, s.col0, s.cols, dev_.l2_sector_bytes);
   L2Access a = l2_.write(TileKey{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols}, sectors, c.sm);
-  if (lines_) {
-    const std::int64_t e = x.elem_bytes();
-    a.writeback_bytes = lines_->write(s.tensor, x.offset(s.bh, s.row0, s.col0) * e, s.cols * e, s.rows, x.cols * e,
-                                      static_cast<int>(l2_.partition_of(c.sm)))
-                            .writeback_bytes;
-  }
+  if (lines_) a.writeback_bytes = lines_->write(line_request(s, c)).writeback_bytes;
   s.l2_write_bytes = sectors;
   s.dram_write_bytes = a.writeback_bytes;
   s.l2_fabric_bytes = a.fabric_bytes;

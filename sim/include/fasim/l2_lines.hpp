@@ -48,6 +48,7 @@
 #include <utility>
 #include <vector>
 
+#include "fasim/hbm.hpp"
 #include "fasim/l2_cache.hpp"
 #include "fasim/tensor.hpp"
 
@@ -79,6 +80,25 @@ std::vector<std::string> builtin_l2_set_sample_names();
 /// each from a 2 MiB boundary, fit in the sample's window.
 bool fits_window(const L2SetSample& s, const std::array<std::int64_t, kTensorCount>& bytes);
 
+/// @brief What one load or store asks of the line-level L2: `rows` runs of
+/// `len` bytes, `stride` bytes apart, from byte `first` of tensor `tensor`,
+/// moved by an SM next to L2 half `near`.
+struct LineRequest {
+  TensorId tensor = TensorId::Q;
+  std::int64_t first = 0;   ///< byte offset in the tensor of the first row's first byte
+  std::int64_t len = 0;     ///< bytes of one row
+  std::int64_t rows = 1;    ///< rows
+  std::int64_t stride = 0;  ///< bytes from one row to the next
+  int near = 0;             ///< the L2 half next to the SM
+
+  /// @brief The tile rows x cols from (row0, col0) of head bh of tensor t, laid out as `x`.
+  static LineRequest tile(TensorId t, const HbmTensor& x, std::int64_t bh, std::int64_t row0, std::int64_t col0,
+                          std::int64_t rows, std::int64_t cols, int near) {
+    const std::int64_t e = x.elem_bytes();
+    return {t, x.offset(bh, row0, col0) * e, cols * e, rows, x.cols * e, near};
+  }
+};
+
 /// @brief A line-level two-half L2 on a sample of the GPU's sets.
 class LineL2 {
  public:
@@ -88,16 +108,12 @@ class LineL2 {
   LineL2(std::shared_ptr<const L2SetSample> sample, const std::array<std::int64_t, kTensorCount>& bytes,
          int layouts = 21);
 
-  /// @brief A read by an SM next to half `near` of the bytes [first, first +
-  /// len) of tensor t, `rows` times, `stride` bytes apart (a tile: one run of
-  /// `len` bytes a row). hit_bytes + miss_bytes = `sectors` (the request's
-  /// bytes as the L2 counts them); miss_bytes: the median layout's misses
+  /// @brief A read. hit_bytes + miss_bytes = `sectors` (the request's bytes
+  /// as the L2 counts them); miss_bytes: the median layout's misses
   /// (l2_lines.hpp), at most `sectors` (the rest is owed to later reads).
-  L2Access read(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
-                int near, std::int64_t sectors);
-  /// @brief A write of the same shape; writeback_bytes: dirty data it pushed out.
-  L2Access write(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride,
-                 int near);
+  L2Access read(const LineRequest& r, std::int64_t sectors);
+  /// @brief A write; writeback_bytes: dirty data it pushed out.
+  L2Access write(const LineRequest& r);
   /// @brief Dirty bytes now in the L2 (the median layout's).
   std::int64_t dirty_bytes() const;
 
@@ -122,7 +138,7 @@ class LineL2 {
   int home(std::uint64_t addr) const;
   // Every sampled line of the request in each layout: f(layout, line, set).
   template <class F>
-  void each_line(TensorId t, std::int64_t first, std::int64_t len, std::int64_t rows, std::int64_t stride, F f);
+  void each_line(const LineRequest& r, F f);
 
   // Layout m's write-backs not yet reported, as whole bytes (every layout's
   // are counted in its own total).

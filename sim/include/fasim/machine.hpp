@@ -116,6 +116,8 @@ class Machine {
   void reading_from_dram(const TileKey& key, double arrives, double now);
   double load(Step& s, BlockClock& c);
   double store(Step& s, BlockClock& c);
+  // The tile of a load or store as the line-level L2 takes it.
+  LineRequest line_request(const Step& s, const BlockClock& c) const;
   double compute(Step& s, BlockClock& c);
   // cuda-simt: how long a block waits in one softmax step of `rows` rows
   // (WarpLatency); compute() divides it by the blocks resident on the SM.
