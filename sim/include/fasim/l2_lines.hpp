@@ -84,7 +84,7 @@ bool fits_window(const L2SetSample& s, const std::array<std::int64_t, kTensorCou
 /// `len` bytes, `stride` bytes apart, from byte `first` of tensor `tensor`,
 /// moved by an SM next to L2 half `near`.
 struct LineRequest {
-  TensorId tensor = TensorId::Q;
+  TensorId tensor = TensorId::Q;  ///< the tensor moved
   std::int64_t first = 0;   ///< byte offset in the tensor of the first row's first byte
   std::int64_t len = 0;     ///< bytes of one row
   std::int64_t rows = 1;    ///< rows
