@@ -22,11 +22,6 @@
 
 namespace k = fasim::cuda::kernels;
 
-__global__ void flush_k(uint4* buf, std::size_t words) {  // writes a buffer twice the L2, then nothing of ours is in it
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < words; i += gridDim.x * blockDim.x)
-    buf[i] = make_uint4(static_cast<unsigned>(i), 0, 0, 0);
-}
-
 int main(int argc, char** argv) {
   if (argc != 6) {
     std::printf("usage: blocktimes-mma N d heads br bc\n");
@@ -64,7 +59,7 @@ int main(int argc, char** argv) {
   std::printf("SHAPE n=%d d=%d heads=%d br=%d bc=%d grid=%d smem=%zu\n", n, d, heads, p.br, p.bc, grid,
               k::shared_bytes_flash2_mma(p));
   for (int rep = 0; rep < 3; ++rep) {
-    flush_k<<<1024, 256>>>(flush, words);
+    flush_by_writing_k<<<1024, 256>>>(flush, words);
     CK(cudaDeviceSynchronize());
     p.block_clock = clk;
     CK(k::launch_flash2_mma(p, nullptr));

@@ -34,11 +34,6 @@
 
 namespace k = fasim::cuda::kernels;
 
-__global__ void flush_k(uint4* buf, std::size_t words) {  // writes a buffer twice the L2, then nothing of ours is in it
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < words; i += gridDim.x * blockDim.x)
-    buf[i] = make_uint4(static_cast<unsigned>(i), 0, 0, 0);
-}
-
 int main(int argc, char** argv) {
   if (argc != 8) {
     std::printf("usage: f1drift fp16|fp32 N d heads br bc REPS\n");
@@ -87,7 +82,7 @@ int main(int argc, char** argv) {
   std::vector<unsigned long long> c(130 * static_cast<std::size_t>(heads));
   std::printf("SHAPE %s n=%d d=%d heads=%d br=%d bc=%d passes=%d\n", argv[1], n, d, heads, p.br, p.bc, passes);
   for (int rep = 0; rep < reps; ++rep) {
-    flush_k<<<1024, 256>>>(flush, words);
+    flush_by_writing_k<<<1024, 256>>>(flush, words);
     CK(cudaDeviceSynchronize());
     p.block_clock = clk;
     CK(k::launch_flash1(p, nullptr));
