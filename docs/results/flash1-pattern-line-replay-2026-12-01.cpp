@@ -6,7 +6,7 @@
 // written during the run, the dirty MB left, and both pass by pass, to set
 // beside the probe's own per-pass figures.
 // Build (repository root, after the CPU build):
-//   g++ -std=c++20 -O2 -I sim/include docs/results/flash1-pattern-line-replay-2026-12-01.cpp
+//   g++ -std=c++20 -O2 -I sim/include -I /usr/include/eigen3 docs/results/flash1-pattern-line-replay-2026-12-01.cpp
 //       build/default/sim/libfasim_sim.a -ltomlplusplus -o line-replay   (one line)
 // Run:   ./line-replay docs/results/h200-2026-11-30-flash1-pattern-lm.csv [NAME PART]
 // LAYOUTS=n in the environment: n layouts (default 21, as fasim).
