@@ -55,13 +55,17 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
   // split call's halves differ from the rmw call's at 36 SMs, not at the
   // grid's); the others take the rmw call's. FASIM_PATTERN_TABLE=1 prints
   // each sequence's GPU and model figures (the write-ups' tables).
-  for (const std::string file : {"pattern", "pattern-variants", "pattern-edge", "pattern-grid", "pattern-split",
-                                 "pattern-many", "pattern-bits", "pattern-layout",
-                                 "pattern-parts", "pattern-lm"}) {
-    const bool own_map = file == "pattern-split" || file == "pattern-many" || file == "pattern-bits";
-    const SmLayout halves =
-        own_map ? read_sm_layout((kResults / ("h200-2026-11-30-flash1-" + file + "-sm-map.txt")).string()) : layout;
-    for (const Flash1Pattern& p : read_flash1_pattern((kResults / ("h200-2026-11-30-flash1-" + file + ".csv")).string())) {
+  for (const std::string file : {"2026-11-30-flash1-pattern", "2026-11-30-flash1-pattern-variants",
+                                 "2026-11-30-flash1-pattern-edge", "2026-11-30-flash1-pattern-grid",
+                                 "2026-11-30-flash1-pattern-split", "2026-11-30-flash1-pattern-many",
+                                 "2026-11-30-flash1-pattern-bits", "2026-11-30-flash1-pattern-layout",
+                                 "2026-11-30-flash1-pattern-parts", "2026-11-30-flash1-pattern-lm",
+                                 "2026-12-01-flash1-pattern-grain"}) {
+    const bool own_map = file.ends_with("-split") || file.ends_with("-many") || file.ends_with("-bits");
+    const SmLayout halves = own_map ? read_sm_layout((kResults / ("h200-" + file + "-sm-map.txt")).string()) : layout;
+    double f1_mid = 0;  // this call's plain F1 (the grain call: 132 heads, N = 512)
+    std::vector<std::pair<std::string, double>> grains;  // F1-e2, -e4, -e2o, -e2in: GPU medians
+    for (const Flash1Pattern& p : read_flash1_pattern((kResults / ("h200-" + file + ".csv")).string())) {
       REQUIRE(p.gpu_mb.size() >= 4);
       const std::vector<std::int64_t>& on = p.sm_of_block.empty() ? sms : p.sm_of_block;
       const auto passes = replay_flash1_pattern(p, dev, halves, on);
@@ -86,15 +90,27 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
       // 16 heads split 8 and 8 over the halves by hand, heads 0 to 7 next to
       // one: the model within the bar's 10% (+4.2% and +6.8% in two calls).
       if (p.name.rfind("F1-a8/", 0) == 0 && p.bc == 64) CHECK(std::abs(model - mid) / mid < 0.10);
+      if (p.name.rfind("F1/", 0) == 0) f1_mid = mid;
+      if (p.name.rfind("F1-e", 0) == 0) grains.emplace_back(p.name, mid);
       error += std::abs(model - mid) / mid;
       ++sequences;
     }
+    // The model counts lines, not instructions: the grain tags give the
+    // same steps. The GPU agrees: 2 or 4 bytes a thread at a time instead
+    // of 16 moves the median read by 4.1% at most (F1-e2, 78.8 MB against
+    // 75.7 in the same call).
+    for (const auto& [name, mid] : grains) {
+      INFO(file << " " << name << ": GPU median " << mid << " MB, F1 " << f1_mid);
+      CHECK(std::abs(mid - f1_mid) / f1_mid < 0.05);
+    }
+    if (file.ends_with("-grain")) CHECK(grains.size() == 4);
   }
-  CHECK(sequences == 78);
+  CHECK(sequences == 83);
   // Ratchet, 2026-11-30 (64-way sets): 11.655 summed over the 78 sequences
   // (4.453 over the first 31, 6.696 with the split call's 8, 9.671 with the
   // many and bits calls' 20, 10.061 with the layout call's 6, 11.019 with
-  // the parts call's 8). With 132
+  // the parts call's 8); 12.453 over 83 with the grain call's 5 (2026-12-01:
+  // F1 and its four grains, -14.4% to -17.7%). With 132
   // heads the model reads too little (F1 at N = 512 -8% to -21%; at N = 576
   // F1-nokv -38%, F1-ro -36%; F1-ro at 640 -42%), with 16 heads (12 next to
   // one L2 half) too much (F1 at N = 4096 +48%, F1-ro at 4608 +47%); 16
@@ -105,7 +121,7 @@ TEST_CASE("L2 flash1 pattern: the model on flash1's own access pattern, against 
   // heads (or pairs) there; the model, with no addresses, predicts 55.3 for
   // each. Lower it when the model learns which lines a half holds copies of.
   INFO("summed relative error " << error);
-  CHECK(error <= 11.66);
+  CHECK(error <= 12.46);
 }
 
 TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line", "[l2][probes]") {
@@ -123,7 +139,7 @@ TEST_CASE("L2 flash1 pattern: a pattern file that is not one is one clear line",
       "holds no launch-style run with no spin");
   bad("name.csv", header + "F2/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n",
       "name.csv:2: sequence 'F2/N512/d128/br64/bc64' is not F1 with tags -nokv, -ro, -together, -kvj, -nolm, -lmro, "
-      "-lmpad, -konly, -aK, -bK, -qK or -wK");
+      "-lmpad, -konly, -e2, -e4, -e2o, -e2in, -aK, -bK, -qK or -wK");
   bad("tag.csv", header + "F1-x2/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n", "'F1-x2/N512/d128/br64/bc64' is not");
   bad("dash.csv", header + "F1-/N512/d128/br64/bc64,0,launch,spin0,1,1,1,,1:0.2/24.6\n", "'F1-/N512/d128/br64/bc64' is not");
   bad("q0.csv", header + "F1-q0/N512/d128/br64/bc64/h2,0,launch,spin0,1,1,1,,-\n", "'F1-q0/N512/d128/br64/bc64/h2' is not");

@@ -20,15 +20,15 @@ Flash1Pattern parse_name(const std::string& name, const std::string& where) {
   std::stringstream s(name);
   for (std::string p; std::getline(s, p, '/');) parts.push_back(p);
   const std::string bad = where + ": sequence '" + name +
-                          "' is not F1 with tags -nokv, -ro, -together, -kvj, -nolm, -lmro, -lmpad, -konly, -aK, "
-                          "-bK, -qK or -wK, then /N../d../br../bc.. and an optional /hH (F1/N512/d128/br64/bc64, "
+                          "' is not F1 with tags -nokv, -ro, -together, -kvj, -nolm, -lmro, -lmpad, -konly, -e2, "
+                          "-e4, -e2o, -e2in, -aK, -bK, -qK or -wK, then /N../d../br../bc.. and an optional /hH (F1/N512/d128/br64/bc64, "
                           "F1-nokv-w16/N576/d128/br64/bc64/h132)";
   if (parts.size() != 5 && parts.size() != 6) throw UserError(bad);
   Flash1Pattern p;
   p.name = name;
   // F1 then tags, each after a '-': nokv, ro, nolm, lmro and konly change the steps; together, kvj
-  // and lmpad only the addresses, aK and bK only where the blocks ran (the SMs say); qK and wK who
-  // does which head.
+  // and lmpad only the addresses; e2, e4, e2o and e2in only how many bytes a thread moves at once;
+  // aK and bK only where the blocks ran (the SMs say); qK and wK who does which head.
   std::vector<std::string> tags;
   std::stringstream t(parts[0]);
   for (std::string tag; std::getline(t, tag, '-');) tags.push_back(tag);
@@ -42,7 +42,9 @@ Flash1Pattern parse_name(const std::string& name, const std::string& where) {
     else if (tag == "nolm") p.lm = false;
     else if (tag == "lmro") p.lm_write = false;
     else if (tag == "konly") p.read_v = false;
-    else if (tag != "together" && tag != "kvj" && tag != "lmpad" && !counted) throw UserError(bad);
+    else if (tag != "together" && tag != "kvj" && tag != "lmpad" && tag != "e2" && tag != "e4" && tag != "e2o" &&
+             tag != "e2in" && !counted)
+      throw UserError(bad);
     if (counted && (tag[0] == 'q' || tag[0] == 'w')) {
       const std::int64_t k = probe_csv::whole(tag.substr(1), 4096, "blocks", where);
       if (k == 0) throw UserError(bad);

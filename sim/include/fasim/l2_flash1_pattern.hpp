@@ -11,6 +11,9 @@
 // block, then head (the same steps to the model, which has no addresses);
 // F1-nolm leaves out l and m, F1-lmro only reads them, F1-lmpad puts each
 // head's on its own 4 KiB (the same steps), F1-konly reads K_j but not V_j.
+// F1-e2 and F1-e4 move 2 or 4 bytes a thread at a time instead of 16,
+// F1-e2o only for O, F1-e2in only for Q, K and V (the same steps: the
+// model counts lines, not instructions).
 // Others change who does the work: F1-aK puts K of 16 heads' blocks next
 // to one L2 half, F1-bK puts each head next to the half bit K of its
 // number names (for both, only the SMs listed differ), F1-qK
@@ -56,7 +59,7 @@ struct Flash1Pattern {
 /// summed over its passes, per placement, and its blocks' SMs (placement
 /// 0's) where given. A sequence is F1[-variant]/N../d../br../bc.. with an
 /// optional /hH (H heads), the variant one or more of nokv, ro, together,
-/// kvj, nolm, lmro, lmpad, konly, aK, bK, qK and wK. Throws UserError naming the file and line of anything else.
+/// kvj, nolm, lmro, lmpad, konly, e2, e4, e2o, e2in, aK, bK, qK and wK. Throws UserError naming the file and line of anything else.
 std::vector<Flash1Pattern> read_flash1_pattern(const std::string& path);
 
 /// @brief DRAM MB (10^6 bytes, as the probe's tables) of one pass.
