@@ -399,7 +399,7 @@ TEST_CASE("fasim: bad input gives one error line and exit code 2", "[cli]") {
        {"run", "--N", "1048576", "--heads", "1024", "--no-numerics"},
        {"516.00 GiB of HBM", "h100", "80.00 GiB", "--heads", "more HBM"}},
       {"N too large even for counting", {"run", "--N", "20000000", "--no-numerics"}, {"20000000", "N"}},
-      {"no subcommand", {}, {"subcommand", "fasim --help"}},
+      {"no subcommand", {}, {"fasim needs a command: one of run, step", "fasim --help"}},
       {"a flag before any command", {"--bogus"}, {"--bogus", "fasim COMMAND", "fasim --help"}},
       {"the devices command takes no shape", {"devices", "--N", "8"}, {"--N"}},
   };

@@ -213,6 +213,33 @@ TEST_CASE("every command-line error path: exit 2, one line, the problem and the 
   CHECK(dir.entries() == before);  // nothing written by any of them
 }
 
+TEST_CASE("CLI11's parse errors in fasim's words: exit 2, one line, the problem and the fix", "[errors][cli]") {
+  const std::vector<CliCase> cases = {
+      {"a flag given twice", {"run", "--N", "1024", "--N", "2048"}, "--N was given 2 times; give it once",
+       "`fasim sweep --N 512,1024` runs each"},
+      {"a flag given twice to step", {"step", "--d", "64", "--d", "128"}, "--d was given 2 times",
+       "`fasim sweep --d 64,128` runs each"},
+      {"a flag given twice to sweep", {"sweep", "--N", "512", "--N", "1024"}, "--N was given 2 times",
+       "with every value in one list: --N 512,1024"},
+      {"a flag given twice to compare", {"compare", "--heads", "16", "--heads", "132"}, "--heads was given 2 times",
+       "add --sweep and give one list: --heads 16,132 --sweep"},
+      {"a flag that is no axis given twice", {"run", "--seed", "1", "--seed", "2"}, "--seed was given 2 times",
+       "give it once"},
+      {"a flag without its value", {"run", "--N"}, "--N needs a value after it", "e.g. --N 512"},
+      {"no command", {}, "fasim needs a command: one of run, step, devices", "see 'fasim --help'"},
+      {"gpu without its command", {"gpu"}, "fasim gpu needs a command: one of run, calibrate", "`fasim gpu run`"},
+      {"an unknown gpu command", {"gpu", "bogus"}, "unknown command 'bogus' for fasim gpu",
+       "use one of run, calibrate"},
+      {"an unknown flag", {"run", "--bogus"}, "unknown flag '--bogus' for fasim run", "'fasim run --help'"},
+      {"a flag in the wrong case", {"run", "--n", "1024"}, "unknown flag '--n'", "did you mean --N?"},
+      {"a value without its flag", {"run", "1024"}, "unexpected '1024'", "put the flag it is the value of before it"},
+      {"a missing required flag", {"trace"}, "fasim trace needs --html", "add it"},
+  };
+  for (const CliCase& c : cases) {
+    DYNAMIC_SECTION(c.what) { require_one_line_error(run_fasim(c.args), c); }
+  }
+}
+
 TEST_CASE("fasim gpu without a usable GPU: exit 2, one line saying why", "[errors][cli]") {
   // A CPU-only build says how to rebuild; a CUDA build on a machine without
   // a GPU or driver says which is missing. Either way: exit 2, one line.

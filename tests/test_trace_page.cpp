@@ -150,7 +150,7 @@ TEST_CASE("fasim trace: bad input is one line, exit 2, and no page", "[trace_pag
     std::vector<std::string> said;
   };
   const std::vector<Case> cases = {
-      {{"trace", "--N", "64"}, {"--html", "required"}},
+      {{"trace", "--N", "64"}, {"fasim trace needs --html", "add it"}},
       {{"trace", "--html", page, "--N", "0"}, {"N"}},
       {{"trace", "--html", page, "--algo", "flash9"}, {"flash9", "--algo"}},
       {{"trace", "--html", page, "--N", "256", "--br", "16", "--bc", "16", "--max-steps", "100"},

@@ -20,6 +20,7 @@
 #include "lesson_markdown.hpp"
 #include "lesson_pager.hpp"
 #include "lesson_text.hpp"
+#include "parse_error.hpp"
 #include "run_options.hpp"
 
 #ifndef FASIM_LESSONS_DIR
@@ -64,7 +65,7 @@ SimulationFactory factory_for(const fs::path& lesson_dir) {
     } catch (const CLI::CallForHelp&) {
       throw UserError("--help is not a scenario flag; remove it");
     } catch (const CLI::ParseError& e) {
-      throw UserError(e.what() + see);
+      throw UserError(parse_error_line(e, app, "fasim run"));  // it names `fasim run --help`
     }
     if (!app.remaining().empty()) {
       std::string extra;

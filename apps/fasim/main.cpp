@@ -12,6 +12,7 @@
 #include "fasim/atomic_file.hpp"
 #include "fasim/error.hpp"
 #include "help_format.hpp"
+#include "parse_error.hpp"
 
 int main(int argc, char** argv) {
   fasim::AtomicFile::install_interrupt_cleanup();  // Ctrl-C leaves no partial file
@@ -60,8 +61,13 @@ int main(int argc, char** argv) {
                   << "'; use one of " << names << " (see 'fasim --help')\n";
       return 2;
     }
-    std::string where = app.get_subcommands().empty() ? "fasim" : "fasim " + app.get_subcommands()[0]->get_name();
-    std::cerr << "fasim: error: " << fasim::one_line(e.what()) << "; run '" << where << " --help' for the options\n";
+    CLI::App* at = &app;  // the command whose words were being read: fasim, fasim run, fasim gpu run
+    std::string where = "fasim";
+    while (!at->get_subcommands().empty()) {
+      at = at->get_subcommands()[0];
+      where += " " + at->get_name();
+    }
+    std::cerr << "fasim: error: " << fasim::cli::parse_error_line(e, *at, where) << "\n";
     return 2;
   }
 

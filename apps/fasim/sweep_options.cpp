@@ -8,6 +8,19 @@
 
 namespace fasim::cli {
 
+const AxisExample* axis_example(std::string_view flag) {
+  static constexpr AxisExample kAxes[] = {
+      {"--N", "512,1024", "512:16384:x2"},   {"--d", "64,128", "32:256:x2"},
+      {"--batch", "1,4", "1:8:x2"},          {"--heads", "16,132", "8:128:+8"},
+      {"--br", "64,128", "16:128:x2"},       {"--bc", "32,64", "16:128:x2"},
+      {"--blocks-per-sm", "1,2", "1:4:+1"},  {"--algo", "flash1,flash2", ""},
+      {"--dtype", "fp16,fp32", ""},          {"--l2", "cold,warm", ""},
+      {"--device", "h100,h200", ""}};
+  for (const AxisExample& a : kAxes)
+    if (a.flag == flag) return &a;
+  return nullptr;
+}
+
 void add_sweep_flags(CLI::App& sub, SweepArgs& a) {
   const char* ints = "1024 | 512,1024,4096 | 512:16384:x2 (geometric) | 16:128:+16 (arithmetic)";
   sub.add_option("--N", a.N, std::string("Sequence lengths: ") + ints + " (default 1024)");

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
 
 #include "fasim/sweep.hpp"
 
@@ -18,6 +19,18 @@ struct SweepArgs {
   bool numerics = false;  ///< --numerics
   bool resume = false;    ///< --resume
 };
+
+/// @brief Values of one axis flag, written as `fasim sweep` and `fasim
+/// compare --sweep` take them.
+struct AxisExample {
+  std::string_view flag;   ///< "--d"
+  std::string_view list;   ///< a list of its values, "64,128"
+  std::string_view range;  ///< a range of them, "32:256:x2"; empty for names
+};
+
+/// @brief The example values of `flag` (--N, --d, --algo, ...), or nullptr
+/// when it is not an axis.
+const AxisExample* axis_example(std::string_view flag);
 
 /// @brief Adds the flags of `fasim sweep` to `sub`.
 void add_sweep_flags(CLI::App& sub, SweepArgs& a);
