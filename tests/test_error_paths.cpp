@@ -163,6 +163,13 @@ TEST_CASE("every command-line error path: exit 2, one line, the problem and the 
        "--causal does not go with --recorded", "drop --causal"},
       {"compare: --causal with --sweep", {"compare", "--sweep", "--causal"}, "--causal does not go with --sweep",
        "compare causal points one at a time"},
+      {"compare --recorded: a list where a filter takes one value",
+       {"compare", "--recorded", dir.file("rec_ok.csv"), "--device", "h200", "--N", "256,512"},
+       "--N 256,512 is several values, but with --recorded each flag picks points by one value",
+       "give one (e.g. --N 256), or leave --N out for all points"},
+      {"compare --recorded: a range where a filter takes one value",
+       {"compare", "--recorded", dir.file("rec_ok.csv"), "--device", "h200", "--d", "32:128:x2"},
+       "--d 32:128:x2 is several values", "give one (e.g. --d 32)"},
       // compare --recorded: the recorded file (fidelity.cpp) and the device profile (compare_recorded.cpp)
       {"compare --recorded: no such file", {"compare", "--recorded", dir.file("none.csv")},
        "cannot read recorded run '" + dir.file("none.csv") + "'", "check the path"},

@@ -523,8 +523,14 @@ Action add_compare(CLI::App& app) {
           {"--algo", &a->algo}, {"--dtype", &a->dtype}, {"--batch", &a->batch}, {"--heads", &a->heads},
           {"--N", &a->N},       {"--d", &a->d},         {"--br", &a->br},       {"--bc", &a->bc},
           {"--l2", &a->l2},     {"--blocks-per-sm", &a->blocks_per_sm}};
-      for (const auto& [flag, value] : axes)
-        if (sub->count(flag) > 0) sel.filters.emplace_back(flag, *value);
+      for (const auto& [flag, value] : axes) {
+        if (sub->count(flag) == 0) continue;
+        if (const std::size_t cut = value->find_first_of(",:"); cut != std::string::npos)  // a list or range
+          throw UserError(std::string(flag) + " " + *value + " is several values, but with --recorded each flag "
+                          "picks points by one value; give one (e.g. " + flag + " " + value->substr(0, cut) +
+                          "), or leave " + flag + " out for all points");
+        sel.filters.emplace_back(flag, *value);
+      }
       return compare_recorded(sel, a->misses, a->out, a->json);
     }
     if (!a->misses.empty()) throw UserError("--misses goes with --recorded FILE.csv");
