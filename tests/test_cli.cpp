@@ -193,6 +193,20 @@ TEST_CASE("fasim run prints the HBM traffic table", "[cli]") {
   }
 }
 
+TEST_CASE("fasim run: one block, one wave and one row per page are counted in the singular", "[cli]") {
+  const ProcessResult one = run_fasim({"run", "--algo", "flash1", "--N", "64", "--d", "64", "--page-size", "1"});
+  require_success(one);
+  INFO(one.out);
+  CHECK(contains(one.out, "  1 block, 7 per SM, 1 wave\n"));
+  CHECK(contains(one.out, "paged K/V, 1 row per page"));
+  CHECK(contains(one.out, "[flash1 forward: 1 block]"));
+  const ProcessResult many = run_fasim({"run", "--N", "256", "--d", "64", "--br", "16", "--bc", "16", "--page-size", "2"});
+  require_success(many);
+  INFO(many.out);
+  CHECK(contains(many.out, "  16 blocks, "));
+  CHECK(contains(many.out, "paged K/V, 2 rows per page"));
+}
+
 TEST_CASE("fasim run --json has the stable keys and exact flash2 counts", "[cli]") {
   const std::int64_t B = 2, H = 3, N = 256, d = 32, elem = 2, tile = 64;
   const std::vector<std::string> flags = {"--algo", "flash2", "--N", "256", "--d", "32", "--dtype", "fp16",

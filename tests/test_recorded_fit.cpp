@@ -342,6 +342,36 @@ TEST_CASE("lesson 08: recorded blocks show their command, summary and one point'
   CHECK_THAT(page.out, Contains("| measured | " + test::with_commas(p["measured"]["hbm_read_bytes"].get<long long>()) + " |"));
 }
 
+TEST_CASE("compare --recorded and a lesson's recorded block: one point and one miss in the singular", "[fidelity][cli]") {
+  Synthetic s;
+  // Time only: 4x at N 256 (outside its bar), as predicted at N 512.
+  const std::string rows[] = {"NVIDIA H200,580,2026-11-21,flash2,fp16,1,2,256,64,64,64,cold,time_s,0,",
+                              "NVIDIA H200,580,2026-11-21,flash2,fp16,1,2,512,64,64,64,cold,time_s,0,"};
+  std::string text = kHeader;
+  for (std::size_t p = 0; p < 2; ++p) {
+    char measured[64];
+    std::snprintf(measured, sizeof measured, "%.17g", s.predicted[p][kTime] * (p == 0 ? 4 : 1));
+    text += rows[p] + measured + "\n";
+  }
+  const std::string csv = write(s.dir.path() / "time-sweep.csv", text);
+  const auto both = run_fasim({"compare", "--recorded", csv, "--device", "h200"});
+  INFO(both.describe());
+  REQUIRE(both.exit_code == 0);
+  CHECK_THAT(both.out, Contains(" (2 points, NVIDIA H200,"));
+  CHECK_THAT(both.out, Contains("; 1 (point, metric) pair is outside its bar.\n"));
+  const auto one = run_fasim({"compare", "--recorded", csv, "--device", "h200", "--N", "512"});
+  INFO(one.describe());
+  REQUIRE(one.exit_code == 0);
+  CHECK_THAT(one.out, Contains(" (1 of 2 points: --N 512, NVIDIA H200,"));
+  CHECK_THAT(one.out, Contains("; 0 (point, metric) pairs are outside their bars.\n"));
+  const std::string lesson = write(s.dir.path() / "08-one.md",
+                                   "# T\n\nIntro.\n\n## A\n\n```recorded all\n--recorded time-sweep.csv --device h200\n```\n");
+  const auto page = run_fasim({"lesson", lesson, "--auto"});
+  INFO(page.describe());
+  REQUIRE(page.exit_code == 0);
+  CHECK_THAT(page.out, Contains("1 (point, metric) pair outside its bar"));
+}
+
 TEST_CASE("compare --recorded --out: the points again, today's predictions, measurements as recorded",
           "[fidelity][cli]") {
   Synthetic s;

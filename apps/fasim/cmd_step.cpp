@@ -101,7 +101,7 @@ Action add_step(CLI::App& app) {
         kernel = static_cast<std::size_t>(s.kernel);
         const Kernel& k = sim.program().kernels[kernel];
         std::cout << "== kernel " << kernel + 1 << "/" << sim.program().kernels.size() << ": " << k.name << " ("
-                  << k.grid << " blocks) ==\n";
+                  << k.grid << " " << plural(k.grid, "block") << ") ==\n";
       }
       print_step(s, index++, sim.ledger(), c.options.watch.row);
       if (!rest) {
@@ -112,7 +112,7 @@ Action add_step(CLI::App& app) {
       }
     }
     const Traffic t = sim.ledger().hbm_total();
-    std::cout << (sim.done() ? "done: " : "stopped: ") << index << " steps, HBM read " << with_commas(t.read_bytes)
+    std::cout << (sim.done() ? "done: " : "stopped: ") << index << " " << plural(static_cast<std::int64_t>(index), "step") << ", HBM read " << with_commas(t.read_bytes)
               << " B, written " << with_commas(t.write_bytes) << " B\n";
     return 0;
   };

@@ -39,7 +39,7 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
   if (json) {
     std::cout << fit.dump(2) << "\n";
   } else {
-    std::string which = std::to_string(points.size()) + " points";
+    std::string which = std::to_string(points.size()) + " " + plural(static_cast<std::int64_t>(points.size()), "point");
     if (!sel.filters.empty()) {
       which = std::to_string(reps.size()) + " of " + which + ":";
       for (const auto& [flag, value] : sel.filters) which += " " + flag + " " + value;
@@ -109,8 +109,9 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
         std::printf("\n");
       }
     }
-    std::cout << "\n  error = (predicted - measured) / measured; " << misses.size()
-              << " (point, metric) pairs are outside their bars.\n";
+    std::cout << "\n  error = (predicted - measured) / measured; " << misses.size() << " "
+              << plural(static_cast<std::int64_t>(misses.size()), "(point, metric) pair")
+              << (misses.size() == 1 ? " is outside its bar.\n" : " are outside their bars.\n");
     if (repeated)
       std::cout << "  measured = the median of the GPU's runs; GPU spread = (max - min) / median over them.\n";
     else if (reps.size() == 1 && fit["measured_min"].size() > 0)

@@ -267,8 +267,9 @@ std::string recorded_summary(const nlohmann::json& fit) {
                             "), predicted again now on " + fit.value("device", std::string("?"));
   if (fit.contains("point"))
     return fit["point"].get<std::string>() + ": " + where + ", " + fit.value("bound", std::string("?")) + "-bound";
-  return with_commas(fit.value("points", std::int64_t{0})) + " points " + where + "; " +
-         with_commas(fit.value("misses", std::int64_t{0})) + " (point, metric) pairs outside their bars";
+  const std::int64_t points = fit.value("points", std::int64_t{0}), misses = fit.value("misses", std::int64_t{0});
+  return with_commas(points) + " " + plural(points, "point") + " " + where + "; " + with_commas(misses) + " " +
+         plural(misses, "(point, metric) pair") + (misses == 1 ? " outside its bar" : " outside their bars");
 }
 
 std::string recorded_table(const nlohmann::json& fit) {

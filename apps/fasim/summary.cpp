@@ -43,7 +43,7 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
     if (w.n_keys() != w.N) add("N_kv " + std::to_string(w.n_keys()));
     if (w.window > 0) add("sliding window " + std::to_string(w.window));
     else if (w.causal) add("causal");
-    if (w.page_size > 0) add("paged K/V, " + std::to_string(w.page_size) + " rows per page");
+    if (w.page_size > 0) add("paged K/V, " + std::to_string(w.page_size) + " " + plural(w.page_size, "row") + " per page");
     if (m.splits > 0) add(std::to_string(m.splits) + (m.splits == 1 ? " split" : " splits"));
     os << "  variant   " << v << "\n";
   }
@@ -120,10 +120,11 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
                 t.seconds > 0 ? static_cast<double>(c.dram_read_bytes + c.dram_write_bytes) / t.seconds / 1e9 : 0.0);
   os << line;
   for (const KernelTime& k : t.kernels) {
-    std::snprintf(line, sizeof line, "  %-22s %10.3f us  %-7s  %lld blocks, %lld per SM, %lld wave%s\n",
+    std::snprintf(line, sizeof line, "  %-22s %10.3f us  %-7s  %lld %s, %lld per SM, %lld %s\n",
                   std::string(k.name).c_str(), k.seconds() * 1e6, std::string(name(k.bound)).c_str(),
-                  static_cast<long long>(k.grid), static_cast<long long>(k.blocks_per_sm),
-                  static_cast<long long>(k.waves), k.waves == 1 ? "" : "s");
+                  static_cast<long long>(k.grid), plural(k.grid, "block").c_str(),
+                  static_cast<long long>(k.blocks_per_sm), static_cast<long long>(k.waves),
+                  plural(k.waves, "wave").c_str());
     os << line;
   }
   if (num) {

@@ -84,4 +84,8 @@ std::string lower(std::string_view s) {
   return out;
 }
 
+std::string plural(std::int64_t n, std::string_view noun) {
+  return std::string(noun) + (n == 1 ? "" : "s");
+}
+
 }  // namespace fasim

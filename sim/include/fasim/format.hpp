@@ -25,6 +25,9 @@ std::string csv_cell(const std::string& s);
 /// @brief s padded with spaces to width bytes, on the left (right = true: right-aligned) or on the
 /// right; s as it is if already that wide. Bytes, not display columns: for ASCII tables.
 std::string pad(const std::string& s, std::size_t width, bool right = true);
+/// @brief `noun` as it goes after the count n: "block" for 1, "blocks" for 0 or 2
+/// (for nouns whose plural adds an s: "1 " + plural(1, "wave")).
+std::string plural(std::int64_t n, std::string_view noun);
 /// @brief s in ASCII lower case ("H100" -> "h100"), for names matched without regard to case.
 std::string lower(std::string_view s);
 
