@@ -600,6 +600,44 @@ TEST_CASE("fasim --help fits 100 columns, for every command", "[cli]") {
   }
 }
 
+TEST_CASE("fasim --help: each axis flag has examples of its own kind, a one-integer flag shows INT", "[cli]") {
+  // The text of one flag in a help page: its line and the lines that go on with it.
+  auto flag_help = [](const std::string& page, const std::string& flag) {
+    std::string text;
+    bool in = false;
+    for (const std::string& line : fasim::test::split_lines(page)) {
+      if (line.rfind("  -", 0) == 0) in = line.rfind("  " + flag + " ", 0) == 0;
+      if (in) text += (text.empty() ? "" : " ") + line.substr(line.find_first_not_of(' '));
+    }
+    return text;  // on one line, as wrapping does not matter here
+  };
+  for (const char* command : {"compare", "sweep"}) {
+    const ProcessResult r = run_fasim({command, "--help"});
+    require_success(r);
+    const std::pair<const char*, const char*> own[] = {{"--N", "512,1024"}, {"--d", "64,128"},  {"--batch", "1,4"},
+                                                       {"--heads", "16,132"}, {"--br", "64,128"}, {"--bc", "32,64"},
+                                                       {"--blocks-per-sm", "1,2"}};
+    for (const auto& [flag, example] : own) {
+      const std::string text = flag_help(r.out, flag);
+      INFO(command << " " << flag << ":\n" << text);
+      CHECK(contains(text, example));
+      if (std::string(flag) != "--N") CHECK_FALSE(contains(text, "16384"));  // N's range is N's
+    }
+  }
+  const std::vector<std::vector<std::string>> pages = {{"compare", "--help"}, {"gpu", "run", "--help"},
+                                                       {"gpu", "calibrate", "--help"}, {"sweep", "--help"}};
+  for (const auto& args : pages) {
+    const ProcessResult r = run_fasim(args);
+    require_success(r);
+    INFO(r.out);
+    CHECK_FALSE(contains(r.out, "INT:INT"));
+  }
+  const ProcessResult compare = run_fasim({"compare", "--help"});
+  CHECK(contains(flag_help(compare.out, "--runs"), "--runs INT "));
+  CHECK(contains(flag_help(compare.out, "--runs"), "20 to 100000"));
+  CHECK(contains(flag_help(run_fasim({"sweep", "--help"}).out, "--jobs"), "--jobs INT "));
+}
+
 TEST_CASE("fasim --version prints the version and whether the CUDA backend is in", "[cli]") {
   const ProcessResult r = run_fasim({"--version"});
   require_success(r);

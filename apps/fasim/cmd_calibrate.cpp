@@ -17,6 +17,7 @@
 #include "fasim/atomic_file.hpp"
 #include "fasim/device_spec.hpp"
 #include "fasim/error.hpp"
+#include "run_options.hpp"
 
 #if FASIM_HAVE_CUDA
 #include <nlohmann/json.hpp>
@@ -51,9 +52,10 @@ Action add_gpu_calibrate(CLI::App& gpu) {
   sub->add_option("--hbm", a->hbm,
                   "HBM figure for the TOML: copy (read + write, default) or read (read only); both are printed")
       ->check(CLI::IsMember({"copy", "read"}));
-  sub->add_option("--runs", a->runs, "Timed runs per benchmark; the median is the figure (default 20, at least 20)")
-      ->check(CLI::Range(20, 100000));
-  sub->add_option("--warmup", a->warmup, "Untimed runs before the timed ones (default 3)")->check(CLI::Range(1, 1000));
+  sub->add_option("--runs", a->runs, "Timed runs per benchmark, 20 to 100000; the median is the figure (default 20)")
+      ->check(in_range(20, 100000));
+  sub->add_option("--warmup", a->warmup, "Untimed runs before the timed ones, 1 to 1000 (default 3)")
+      ->check(in_range(1, 1000));
   sub->add_flag("--json", a->json, "Print the figures as one JSON object instead of the table");
   sub->footer(
       "Each figure of the TOML says where it comes from: measured (a microbenchmark, the median of the\n"

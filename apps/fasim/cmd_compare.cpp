@@ -28,6 +28,7 @@
 #include "fasim/sweep.hpp"
 #include "fasim/tiling.hpp"
 #include "run_options.hpp"
+#include "sweep_options.hpp"
 
 #if FASIM_HAVE_CUDA
 #include "fasim/cuda/measure.hpp"
@@ -452,20 +453,23 @@ Action add_compare(CLI::App& app) {
   auto a = std::make_shared<CompareArgs>();
   CLI::App* sub = app.add_subcommand(
       "compare", "Predict with the simulator and measure on the GPU, side by side: HBM, L2, DRAM bytes and time");
-  const char* ints = "; with --sweep also 512,1024 or 512:16384:x2 or 16:128:+16";
+  auto ints = [](const char* flag) {  // each axis its own values: --d 64,128, not sequence lengths
+    const AxisExample* x = axis_example(flag);
+    return "; with --sweep a list or range, e.g. " + std::string(x->list) + " or " + std::string(x->range);
+  };
   sub->add_option("--algo", a->algo, "Algorithm: naive | flash1 | flash2 (default flash2); with --sweep a list");
-  sub->add_option("--N", a->N, std::string("Sequence length N (default 1024)") + ints);
-  sub->add_option("--d", a->d, std::string("Head dimension d (default 64)") + ints);
-  sub->add_option("--batch", a->batch, std::string("Batch size (default 1)") + ints);
-  sub->add_option("--heads", a->heads, std::string("Heads (default 1)") + ints);
+  sub->add_option("--N", a->N, std::string("Sequence length N (default 1024)") + ints("--N"));
+  sub->add_option("--d", a->d, std::string("Head dimension d (default 64)") + ints("--d"));
+  sub->add_option("--batch", a->batch, std::string("Batch size (default 1)") + ints("--batch"));
+  sub->add_option("--heads", a->heads, std::string("Heads (default 1)") + ints("--heads"));
   sub->add_option("--dtype", a->dtype, "Storage type: fp32 | fp16 | bf16 (default fp16); with --sweep a list");
   sub->add_option("--br", a->br,
-                  std::string("Br, query rows per tile (default: Bc if --bc is given; else the largest power of two <= 128 that fits, at most the query rows rounded up to a power of two; flash1: the paper's min(Bc, d))") + ints);
+                  std::string("Br, query rows per tile (default: Bc if --bc is given; else the largest power of two <= 128 that fits, at most the query rows rounded up to a power of two; flash1: the paper's min(Bc, d))") + ints("--br"));
   sub->add_option("--bc", a->bc,
-                  std::string("Bc, key/value rows per tile (default: Br if --br is given; else as Br's default, with the keys in place of N; flash1: the paper's ceil(M / 4d), at most the keys rounded up to a power of two)") + ints);
+                  std::string("Bc, key/value rows per tile (default: Br if --br is given; else as Br's default, with the keys in place of N; flash1: the paper's ceil(M / 4d), at most the keys rounded up to a power of two)") + ints("--bc"));
   sub->add_option("--blocks-per-sm", a->blocks_per_sm,
                   std::string("At most this many blocks on one SM, in the simulator and on the GPU (default: as "
-                              "many as fit)") + ints);
+                              "many as fit)") + ints("--blocks-per-sm"));
   sub->add_option("--device", a->device, "Simulated device: name or .toml (default: the profile of this GPU)");
   sub->add_option("--scenario", a->scenario, "TOML file with the same settings; flags override it");
   sub->add_option("--seed", a->seed, "Seed of the random inputs (default 1)")->check(whole_number<std::uint64_t>());
@@ -483,16 +487,16 @@ Action add_compare(CLI::App& app) {
                   "else NAME-measured.toml beside NAME-sweep.csv. --algo, --dtype, --batch, --heads, --N, --d, "
                   "--br, --bc, --l2, --blocks-per-sm (one value each) pick points; --json prints the fit as JSON");
   sub->add_option("--misses", a->misses, "With --recorded: write the points outside their bars to this CSV");
-  sub->add_option("--runs", a->runs, "Timed runs per point; the time is their median (default 20, at least 20)")
-      ->check(CLI::Range(20, 100000));
+  sub->add_option("--runs", a->runs, "Timed runs per point, 20 to 100000; the time is their median (default 20)")
+      ->check(in_range(20, 100000));
   sub->add_option("--counter-runs", a->counter_runs,
                   "Profiled ranges per point (L2 as --l2 before each); the counters are their median, and --sweep "
-                  "writes the least and most too (default 1)")
-      ->check(CLI::Range(1, 100));
+                  "writes the least and most too (1 to 100; default 1)")
+      ->check(in_range(1, 100));
   sub->add_option("--placements", a->placements,
                   "Allocate the buffers this many times, each after a 2 MiB larger pad (other physical pages), and "
-                  "take --counter-runs ranges in each; the counters are the median of all (default 1)")
-      ->check(CLI::Range(1, 64));
+                  "take --counter-runs ranges in each; the counters are the median of all (1 to 64; default 1)")
+      ->check(in_range(1, 64));
   sub->footer(
       "Rows: HBM read/write bytes (the kernel's own counters; must equal the simulator exactly, else\n"
       "exit 1), L2 read/write bytes (CUPTI l1tex__m_xbar2l1tex_read / l1tex2xbar_write sectors x 32 B),\n"

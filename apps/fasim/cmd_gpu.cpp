@@ -171,8 +171,8 @@ Action add_gpu(CLI::App& app) {
       "run", "Run one forward pass on the GPU: own byte counters, DRAM/L2 hardware counters, median time, error");
   add_run_flags(*run, args->flags);
   run->add_flag("--json", args->json, "Print one JSON object instead of the summary");
-  run->add_option("--runs", args->runs, "Timed runs; the median of them is the time (default 20, at least 20)")
-      ->check(CLI::Range(20, 100000));
+  run->add_option("--runs", args->runs, "Timed runs, 20 to 100000; the median of them is the time (default 20)")
+      ->check(in_range(20, 100000));
   run->add_flag("--no-counters", args->no_counters,
                 "Skip the CUPTI counters (to run under ncu or compute-sanitizer, which cannot share them)");
   run->add_option("--kernel", args->kernel,

@@ -36,6 +36,10 @@ CLI::Validator whole_number() {
       "");  // no description: CLI11 would print it after the type (INT:INT)
 }
 
+/// @brief CLI::Range(lo, hi) with no description: CLI11 would print it after
+/// the type (--runs INT:INT in [20 - 100000]); the flag's own text gives the range.
+inline CLI::Validator in_range(int lo, int hi) { return CLI::Range(lo, hi).description(""); }
+
 /// @brief Raw flag values as typed by the user; unset means "not given".
 struct RunFlags {
   std::string algo, dtype, device, scenario, l2;

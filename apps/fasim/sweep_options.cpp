@@ -24,13 +24,17 @@ const AxisExample* axis_example(std::string_view flag) {
 void add_sweep_flags(CLI::App& sub, SweepArgs& a) {
   const char* ints = "1024 | 512,1024,4096 | 512:16384:x2 (geometric) | 16:128:+16 (arithmetic)";
   sub.add_option("--N", a.N, std::string("Sequence lengths: ") + ints + " (default 1024)");
-  sub.add_option("--d", a.d, "Head dimensions, same syntax (default 64)");
-  sub.add_option("--br", a.br, "Br values, same syntax (default: Bc's values if --bc is given, else each point's default tiles, as in fasim run --help)");
-  sub.add_option("--bc", a.bc, "Bc values, same syntax (default: Br's values if --br is given, else each point's default tiles)");
-  sub.add_option("--batch", a.batch, "Batch sizes, same syntax (default 1)");
-  sub.add_option("--heads", a.heads, "Head counts, same syntax (default 1)");
+  auto same = [](const char* flag) {  // "same syntax", with values of this flag's own kind
+    const AxisExample* x = axis_example(flag);
+    return "same syntax, e.g. " + std::string(x->list) + " or " + std::string(x->range);
+  };
+  sub.add_option("--d", a.d, "Head dimensions, " + same("--d") + " (default 64)");
+  sub.add_option("--br", a.br, "Br values, " + same("--br") + " (default: Bc's values if --bc is given, else each point's default tiles, as in fasim run --help)");
+  sub.add_option("--bc", a.bc, "Bc values, " + same("--bc") + " (default: Br's values if --br is given, else each point's default tiles)");
+  sub.add_option("--batch", a.batch, "Batch sizes, " + same("--batch") + " (default 1)");
+  sub.add_option("--heads", a.heads, "Head counts, " + same("--heads") + " (default 1)");
   sub.add_option("--blocks-per-sm", a.blocks_per_sm,
-                 "Most blocks on one SM at once, same syntax (default: as many as fit)");
+                 "Most blocks on one SM at once, " + same("--blocks-per-sm") + " (default: as many as fit)");
   sub.add_option("--algo", a.algo, "Algorithms, a comma list of " + std::string(kAlgoNames) + " (default flash2)");
   sub.add_option("--dtype", a.dtype, "Storage types: fp32,fp16,bf16 or any of them (default fp16)");
   sub.add_option("--device", a.device, "Devices: names or .toml paths, comma-separated (default h100)");
@@ -39,7 +43,8 @@ void add_sweep_flags(CLI::App& sub, SweepArgs& a) {
   sub.add_option("--out", a.out, "Write the rows to FILE (default: CSV on stdout)");
   sub.add_option("--format", a.format, "csv | jsonl (default: from --out's extension, else csv)");
   sub.add_option("--jobs", a.jobs,
-                 "Points to run at once, one per core (default: the machine's cores); rows keep grid order");
+                 "Points to run at once, one per core (default: the machine's cores); rows keep grid order")
+      ->type_name("INT");
   sub.add_flag("--resume", a.resume,
                "Keep the points already in --out (from an interrupted run of the same sweep) and run the rest");
 }
