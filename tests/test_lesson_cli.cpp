@@ -4,6 +4,7 @@
 // Tag [lesson][cli].
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdlib>
@@ -127,6 +128,33 @@ TEST_CASE("lesson --auto: a summary-only scenario is not stepped", "[lesson][cli
   CHECK_THAT(r.out, !Contains("{{"));
 }
 
+TEST_CASE("lesson --auto: a scenario's command wraps as one shell command, a flag beside its value", "[lesson][cli]") {
+  fasim::test::ScratchDir dir;
+  // As one line, "--bc" would end the first line and "8" begin the next.
+  const std::string args = "--algo flash2 --N 64 --d 64 --br 16 --bc 8 --device toy --no-numerics --row 3";
+  fasim::test::write_text(dir.file("01-x.md"), "# T\n\nIntro.\n\n## A\n\n```fasim longnames summary\n" + args + "\n```\n");
+  const ProcessResult r = run_fasim({"lesson", dir.file("01-x.md"), "--auto"});
+  INFO(r.describe());
+  REQUIRE(r.exit_code == 0);
+  const std::vector<std::string> lines = fasim::test::split_lines(r.out);
+  const std::string head = "  scenario 1 (longnames): ";
+  auto at = std::find_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.rfind(head, 0) == 0; });
+  REQUIRE(at != lines.end());
+  std::string command = at->substr(head.size());
+  int continued = 0;
+  while (command.ends_with(" \\")) {  // the shell joins a line ending in a backslash to the next
+    command.resize(command.size() - 2);
+    REQUIRE(++at != lines.end());
+    INFO(*at);
+    CHECK(columns(*at) <= 80);
+    CHECK(at->rfind("    --", 0) == 0);  // a line goes on with a flag, not a flag's value
+    command += " " + at->substr(4);
+    ++continued;
+  }
+  CHECK(continued >= 1);
+  CHECK(command == "fasim run " + args);
+}
+
 TEST_CASE("lesson --check: piped answers are graded, a wrong one gets its hint", "[lesson][cli]") {
   const long long read = run_json(kTiny)["hbm"]["read_bytes"];
   const ProcessResult r = run_fasim({"lesson", "1", "--lessons", kData, "--check"},
@@ -197,6 +225,12 @@ TEST_CASE("lesson: every lesson in lessons/ renders in --auto mode and grades it
       CHECK(columns(line) <= 80);
       CHECK(line.rfind('|', 0) != 0);  // a table too wide for 78 columns prints as raw Markdown
     }
+    const std::vector<std::string> lines = fasim::test::split_lines(r.out);
+    for (std::size_t i = 0; i + 1 < lines.size(); ++i)
+      if (lines[i].ends_with(" \\") && lines[i].find("fasim ") != std::string::npos) {
+        INFO(lines[i] << "\n" << lines[i + 1]);
+        CHECK(lines[i + 1].find_first_not_of(' ') == lines[i + 1].find("--"));  // a command goes on with a flag
+      }
     std::string zeros;
     for (std::size_t i = 0; i < L.exercises.size(); ++i) zeros += i ? ",0" : "0";
     const ProcessResult c = run_fasim({"lesson", path, "--check", "--answers", zeros});

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -150,6 +151,39 @@ std::string wrap(std::string_view text, const TextStyle& style, std::string_view
   return unbreak(out);
 }
 
+std::string wrap_command(std::string_view command, const TextStyle& style, std::string_view first,
+                         std::string_view rest) {
+  // Pieces kept on one line: the words before the first flag ("fasim run"), then each flag with its values.
+  std::vector<std::string> pieces;
+  std::istringstream is{std::string(command)};
+  for (std::string word; is >> word;) {
+    const bool flag =
+        word.size() > 1 && word[0] == '-' && (word[1] == '-' || std::isalpha(static_cast<unsigned char>(word[1])));
+    if (pieces.empty() || flag)
+      pieces.push_back(word);
+    else
+      pieces.back() += " " + word;
+  }
+  std::string out(first), line;
+  int used = display_width(first);
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const int room = style.width - (i + 1 < pieces.size() ? 2 : 0);  // a line that goes on ends in " \"
+    const int w = display_width(pieces[i]);
+    if (!line.empty() && used + 1 + w > room) {
+      out += style.code(line) + " \\\n" + std::string(rest);
+      used = display_width(rest);
+      line.clear();
+    }
+    if (!line.empty()) {
+      line += ' ';
+      ++used;
+    }
+    line += pieces[i];
+    used += w;
+  }
+  return out + style.code(line);
+}
+
 std::string inline_markup(std::string_view text, const TextStyle& style) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -239,7 +273,7 @@ std::string run_summary(const nlohmann::json& r) {
 std::string render_scenario(const LessonScenario& sc, int number, const nlohmann::json& report,
                             const TextStyle& style) {
   std::string head = "  scenario " + std::to_string(number) + (sc.name.empty() ? "" : " (" + sc.name + ")") + ": ";
-  std::string out = wrap(style.code("fasim run " + sc.text), style, style.bold(head), "    ");
+  std::string out = wrap_command("fasim run " + sc.text, style, style.bold(head), "    ");
   out += "\n" + wrap(run_summary(report), style, "    ", "    ");
   if (!sc.summary_only) out += "\n" + style.dim("    (its steps come next)");
   return out;
@@ -304,7 +338,7 @@ std::string recorded_table(const nlohmann::json& fit) {
 std::string render_recorded(const LessonRecorded& rec, const std::string& command, const nlohmann::json& fit,
                             const TextStyle& style) {
   const std::string head = "  recorded (" + rec.name + "): ";
-  std::string out = wrap(style.code(command), style, style.bold(head), "    ");
+  std::string out = wrap_command(command, style, style.bold(head), "    ");
   out += "\n" + wrap(recorded_summary(fit), style, "    ", "    ");
   if (const std::string table = recorded_table(fit); !table.empty()) {
     TextStyle narrow = style;

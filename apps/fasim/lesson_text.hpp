@@ -43,6 +43,12 @@ int display_width(std::string_view s);
 std::string wrap(std::string_view text, const TextStyle& style, std::string_view first = "",
                  std::string_view rest = "");
 
+/// @brief A shell command filled into lines as wrap() does, but copy-pasteable:
+/// a line breaks only before a flag (never between a flag and its value)
+/// and a line that goes on ends in " \\". Drawn as code.
+std::string wrap_command(std::string_view command, const TextStyle& style, std::string_view first = "",
+                         std::string_view rest = "");
+
 /// @brief Inline Markdown: **bold** and `code` styled (plain: bold markers
 /// dropped, backticks kept), [text](url) as "text (url)".
 std::string inline_markup(std::string_view text, const TextStyle& style);
