@@ -88,6 +88,8 @@ TEST_CASE("bad variant flags give one line naming the fix", "[cli][variants]") {
   require_error({"run", "--algo", "decode", "--N", "1", "--N-kv", "1000", "--bc", "64", "--splits", "40"},
                 "--splits 40 is more than the 16 key tiles (N_kv=1000, Bc=64); use --splits 16 or fewer, or a "
                 "smaller --bc");
+  require_error({"run", "--algo", "decode", "--N", "1", "--N-kv", "64", "--bc", "64", "--splits", "2"},
+                "--splits 2 is more than the 1 key tile (N_kv=64, Bc=64); use --splits 1 or fewer, or a smaller --bc");
 }
 
 TEST_CASE("scenario files carry the variant keys", "[scenario][variants]") {

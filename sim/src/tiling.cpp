@@ -219,8 +219,8 @@ void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
     throw UserError("--splits " + std::to_string(m.splits) + " applies only to --algo decode, not " +
                     std::string(name(m.algo)) + "; drop --splits or use --algo decode");
   if (const std::int64_t Tc = ceil_div(w.n_keys(), m.bc); m.splits > Tc)
-    throw UserError("--splits " + std::to_string(m.splits) + " is more than the " + std::to_string(Tc) +
-                    " key tiles (N_kv=" + std::to_string(w.n_keys()) + ", Bc=" + std::to_string(m.bc) +
+    throw UserError("--splits " + std::to_string(m.splits) + " is more than the " + std::to_string(Tc) + " " + plural(Tc, "key tile") +
+                    " (N_kv=" + std::to_string(w.n_keys()) + ", Bc=" + std::to_string(m.bc) +
                     "); use --splits " + std::to_string(Tc) + " or fewer, or a smaller --bc");
 
   check_hbm_capacity(w, m, dev);
