@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "fasim/format.hpp"
 #include "fasim/simulation.hpp"
 #include "fasim/tiling.hpp"
 #include "fasim/trace_reader.hpp"
@@ -205,6 +206,25 @@ TEST_CASE("fasim run: one block, one wave and one row per page are counted in th
   INFO(many.out);
   CHECK(contains(many.out, "  16 blocks, "));
   CHECK(contains(many.out, "paged K/V, 2 rows per page"));
+}
+
+TEST_CASE("times print with commas between the thousands", "[cli]") {
+  CHECK(fasim::group_thousands("21456.798") == "21,456.798");
+  CHECK(fasim::group_thousands("-3029") == "-3,029");
+  CHECK(fasim::group_thousands("999.5") == "999.5");
+  CHECK(fasim::group_thousands("1234567") == "1,234,567");
+  CHECK(fasim::group_thousands("1.5e+07") == "1.5e+07");
+  CHECK(fasim::micros(0.021456798, 3) == "21,456.798 us");
+  CHECK(fasim::micros(55e-6, 2) == "55.00 us");
+  // A run of over a millisecond: its time line and kernel line show commas.
+  const ProcessResult r = run_fasim({"run", "--N", "16384", "--heads", "8", "--no-numerics"});
+  require_success(r);
+  INFO(r.out);
+  const std::regex line(R"(\ntime +([0-9]{1,3}(,[0-9]{3})+\.[0-9]{3}) us predicted)");
+  std::smatch m;
+  REQUIRE(std::regex_search(r.out, m, line));
+  CHECK(contains(r.out, "flash2 forward"));
+  CHECK(contains(r.out, m[1].str() + " us  "));
 }
 
 TEST_CASE("fasim run --json has the stable keys and exact flash2 counts", "[cli]") {

@@ -279,11 +279,7 @@ std::string placement_reads_text(const cuda::Measurement& m) {
 }
 
 std::string show(const Row& r, double v) {
-  if (r.seconds) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.3f us", v * 1e6);
-    return buf;
-  }
+  if (r.seconds) return micros(v, 3);
   return with_commas(static_cast<std::int64_t>(std::llround(v)));
 }
 

@@ -148,8 +148,8 @@ void print_measurement(std::ostream& os, const RunConfig& c, const cuda::Measure
     os << "\nhardware counters   unavailable: " << m.hw_unavailable << "\n";
   }
 
-  os << "\ntime        median " << fmt("%.3f", m.time.median_s * 1e6) << " us (min " << fmt("%.3f", m.time.min_s * 1e6)
-     << ", max " << fmt("%.3f", m.time.max_s * 1e6) << ") of " << m.time.runs << " runs after " << m.time.warmup
+  os << "\ntime        median " << micros(m.time.median_s, 3) << " (min " << micros(m.time.min_s, 3) << ", max "
+     << micros(m.time.max_s, 3) << ") of " << m.time.runs << " runs after " << m.time.warmup
      << " warm-up, CUDA events, " << (m.time.cold_l2 ? "L2 flushed before each" : "L2 warm") << "\n";
   os << "throughput  " << fmt("%.1f", m.tflops()) << " TFLOP/s (4*B*H*N^2*d" << (m.causal ? " / 2 (causal)" : "")
      << " = " << human_count(m.matmul_flops) << "FLOP over the median)\n";

@@ -59,9 +59,7 @@ int compare_recorded(const RecordedSelection& sel, const std::string& misses_out
         const auto m = static_cast<Metric>(i);
         auto shown = [&](double v) {
           if (m != Metric::time_s) return with_commas(static_cast<std::int64_t>(std::llround(v)));
-          char buf[32];
-          std::snprintf(buf, sizeof buf, "%.3f us", v * 1e6);
-          return std::string(buf);
+          return micros(v, 3);
         };
         const auto measured = reps[0].point->measured[i];
         if (!measured) continue;  // not recorded (an older CSV)

@@ -262,10 +262,8 @@ std::string run_summary(const nlohmann::json& r) {
        with_commas(r.value("steps", std::int64_t{0})) + " steps; HBM read " + with_commas(r["hbm"].value("read_bytes", std::int64_t{0})) +
        " B, written " + with_commas(r["hbm"].value("write_bytes", std::int64_t{0})) + " B";
   if (r.contains("time")) {
-    char t[64];
-    std::snprintf(t, sizeof t, "; %.4g us, %s-bound", r["time"].value("seconds", 0.0) * 1e6,
-                  r["time"].value("bound", std::string("?")).c_str());
-    s += t;
+    s += "; " + micros(r["time"].value("seconds", 0.0), 2) + ", " + r["time"].value("bound", std::string("?")) +
+         "-bound";
   }
   return s;
 }
@@ -310,9 +308,7 @@ std::string recorded_table(const nlohmann::json& fit) {
   if (!fit.contains("point")) return "";
   auto shown = [](const std::string& metric, double v) {
     if (metric != "time_s") return with_commas(static_cast<std::int64_t>(std::llround(v)));
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f us", v * 1e6);
-    return std::string(buf);
+    return micros(v, 2);
   };
   std::string out = "| quantity | predicted | measured | error |\n|---|---:|---:|---:|";
   for (std::size_t i = 0; i < kMetricCount; ++i) {

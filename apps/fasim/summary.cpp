@@ -114,14 +114,14 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
 
   const TimeReport& t = sim.time();
   char line[160];
-  std::snprintf(line, sizeof line, "\ntime        %.3f us predicted (%s-bound), %.1f TFLOP/s, %.0f GB/s DRAM\n",
-                t.seconds * 1e6, std::string(name(t.bound)).c_str(),
+  std::snprintf(line, sizeof line, "\ntime        %s predicted (%s-bound), %.1f TFLOP/s, %.0f GB/s DRAM\n",
+                micros(t.seconds, 3).c_str(), std::string(name(t.bound)).c_str(),
                 t.seconds > 0 ? static_cast<double>(f.total()) / t.seconds / 1e12 : 0.0,
                 t.seconds > 0 ? static_cast<double>(c.dram_read_bytes + c.dram_write_bytes) / t.seconds / 1e9 : 0.0);
   os << line;
   for (const KernelTime& k : t.kernels) {
-    std::snprintf(line, sizeof line, "  %-22s %10.3f us  %-7s  %lld %s, %lld per SM, %lld %s\n",
-                  std::string(k.name).c_str(), k.seconds() * 1e6, std::string(name(k.bound)).c_str(),
+    std::snprintf(line, sizeof line, "  %-22s %13s  %-7s  %lld %s, %lld per SM, %lld %s\n",
+                  std::string(k.name).c_str(), micros(k.seconds(), 3).c_str(), std::string(name(k.bound)).c_str(),
                   static_cast<long long>(k.grid), plural(k.grid, "block").c_str(),
                   static_cast<long long>(k.blocks_per_sm), static_cast<long long>(k.waves),
                   plural(k.waves, "wave").c_str());

@@ -17,6 +17,21 @@ std::string with_commas(std::int64_t v) {
   return out;
 }
 
+std::string group_thousands(std::string number) {
+  if (number.find_first_of("eE") != std::string::npos) return number;
+  const std::size_t start = !number.empty() && (number[0] == '-' || number[0] == '+') ? 1 : 0;
+  std::size_t end = start;
+  while (end < number.size() && std::isdigit(static_cast<unsigned char>(number[end]))) ++end;
+  for (std::size_t at = end; at > start + 3; at -= 3) number.insert(at - 3, ",");
+  return number;
+}
+
+std::string micros(double seconds, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, seconds * 1e6);
+  return group_thousands(buf) + " us";
+}
+
 std::string human_bytes(double bytes) {
   static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
   int u = 0;

@@ -80,10 +80,10 @@ std::string format_value(const nlohmann::json& value, std::string_view format) {
     return buf;
   }
   if (format == "%") return significant(x * 100, 3) + "%";
-  if (format == "s") return significant(x, 4) + " s";
-  if (format == "ms") return significant(x * 1e3, 4) + " ms";
-  if (format == "us") return significant(x * 1e6, 4) + " us";
-  if (format == "ns") return significant(x * 1e9, 4) + " ns";
+  if (format == "s") return group_thousands(significant(x, 4)) + " s";
+  if (format == "ms") return group_thousands(significant(x * 1e3, 4)) + " ms";
+  if (format == "us") return group_thousands(significant(x * 1e6, 4)) + " us";
+  if (format == "ns") return group_thousands(significant(x * 1e9, 4)) + " ns";
   throw UserError("unknown format '" + std::string(format) + "'; formats: " + kFormats);
 }
 

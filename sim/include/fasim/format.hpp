@@ -9,6 +9,13 @@ namespace fasim {
 
 /// @brief 1234567 -> "1,234,567".
 std::string with_commas(std::int64_t v);
+/// @brief A number as text with commas between the thousands of its whole
+/// part: "21456.798" -> "21,456.798", "-3029" -> "-3,029"; text in
+/// scientific notation, or that is no number, as it is.
+std::string group_thousands(std::string number);
+/// @brief Seconds as microseconds with `decimals` places and commas:
+/// micros(0.021456798, 3) -> "21,456.798 us".
+std::string micros(double seconds, int decimals);
 /// @brief Bytes in binary units: "512 B", "16.0 KiB", "1.50 MiB", "2.00 GiB".
 std::string human_bytes(double bytes);
 /// @brief s without leading and trailing white space.
