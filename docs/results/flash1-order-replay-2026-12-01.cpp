@@ -34,6 +34,7 @@
 #include "fasim/fidelity.hpp"
 #include "fasim/l2_lines.hpp"
 #include "fasim/simulation.hpp"
+#include "replay_point.hpp"
 
 using namespace fasim;
 
@@ -59,15 +60,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s DEVICE.toml ALGO DTYPE HEADS N d BR BC\n", argv[0]);
     return 2;
   }
-  Workload w;
-  Mapping m;
-  m.algo = *parse_algo(argv[2]);
-  w.dtype = *parse_dtype(argv[3]);
-  w.heads = std::stoll(argv[4]);
-  w.N = std::stoll(argv[5]);
-  w.d = std::stoll(argv[6]);
-  m.br = std::stoll(argv[7]);
-  m.bc = std::stoll(argv[8]);
+  auto [w, m] = replay_point({argv + 2, argv + 9});
   const DeviceSpec device = load_device(argv[1]);
   Simulation sim(device, w, m, {.numerics = false, .l2 = L2Start::cold, .compute = cuda_compute_model(w, m)});
   if (!sim.line_l2() || m.algo != Algo::flash1) {

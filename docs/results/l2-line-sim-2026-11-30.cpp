@@ -38,7 +38,7 @@
 // stays, clean (15: fasim's LineL2); PERTENSOR=1, each tensor's sampled
 // lines stand for its own lines (point mode) instead of 15,360 / 521.
 // ALL=1 (point mode): print every layout's DRAM MB read and their mean.
-// Build (from the repository root, after the CPU build; lru_halves.hpp beside it):
+// Build (from the repository root, after the CPU build; lru_halves.hpp and replay_point.hpp beside it):
 //   g++ -std=c++20 -O2 -I sim/include -I /usr/include/eigen3 docs/results/l2-line-sim-2026-11-30.cpp
 //       build/default/sim/libfasim_sim.a -ltomlplusplus -o line-sim   (one line)
 // Run:  ./line-sim s 16 window docs/results/h200-2026-12-01-l2-window.txt J=0.15
@@ -62,6 +62,7 @@
 #include "fasim/fidelity.hpp"
 #include "fasim/simulation.hpp"
 #include "lru_halves.hpp"
+#include "replay_point.hpp"
 using namespace fasim;
 static char g_mode = 'm';
 static int g_ways = 16;
@@ -312,15 +313,7 @@ int point(const std::string& device_path, const std::vector<std::string>& a, con
   const bool measured_map = getenv("SMMAP") && std::string(getenv("SMMAP")) == "measured";
   const std::string smmap = getenv("SMMAP") ? getenv("SMMAP") : "dealt";
   const bool gpu_deal = smmap == "gpu" || smmap == "gpu-shifted";
-  Workload w;
-  Mapping m;
-  m.algo = *parse_algo(a[0]);
-  w.dtype = *parse_dtype(a[1]);
-  w.heads = std::stoll(a[2]);
-  w.N = std::stoll(a[3]);
-  w.d = std::stoll(a[4]);
-  m.br = std::stoll(a[5]);
-  m.bc = std::stoll(a[6]);
+  auto [w, m] = replay_point(a);
   if (a.size() > 7) m.blocks_per_sm = std::stoll(a[7]);
   const DeviceSpec device = load_device(device_path);
   std::vector<double> rd, drained;
