@@ -216,6 +216,9 @@ TEST_CASE("times print with commas between the thousands", "[cli]") {
   CHECK(fasim::group_thousands("1.5e+07") == "1.5e+07");
   CHECK(fasim::micros(0.021456798, 3) == "21,456.798 us");
   CHECK(fasim::micros(55e-6, 2) == "55.00 us");
+  CHECK(fasim::with_commas(-1234567) == "-1,234,567");  // whole numbers take the same path
+  CHECK(fasim::with_commas(999) == "999");
+  CHECK(fasim::with_commas(0) == "0");
   // A run of over a millisecond: its time line and kernel line show commas.
   const ProcessResult r = run_fasim({"run", "--N", "16384", "--heads", "8", "--no-numerics"});
   require_success(r);

@@ -7,15 +7,7 @@
 
 namespace fasim {
 
-std::string with_commas(std::int64_t v) {
-  const std::string digits = std::to_string(v);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
-    out += digits[i];
-  }
-  return out;
-}
+std::string with_commas(std::int64_t v) { return group_thousands(std::to_string(v)); }
 
 std::string group_thousands(std::string number) {
   if (number.find_first_of("eE") != std::string::npos) return number;
