@@ -308,7 +308,10 @@ void print_table(std::ostream& os, const Comparison& cmp) {
   os << "fasim compare: " << name(c.mapping.algo) << " " << name(w.dtype) << ", batch " << w.batch << " x heads "
      << w.heads << ", N " << w.N << ", d " << w.d << (w.causal ? ", causal" : "") << ", Br " << c.mapping.br
      << ", Bc " << c.mapping.bc << ", L2 " << cuda::l2_start_name(m.l2)
-     << (c.mapping.blocks_per_sm > 0 ? ", at most " + std::to_string(c.mapping.blocks_per_sm) + " " + plural(c.mapping.blocks_per_sm, "block") + " per SM" : "")
+     << (c.mapping.blocks_per_sm > 0
+             ? ", at most " + std::to_string(c.mapping.blocks_per_sm) + " " + plural(c.mapping.blocks_per_sm, "block") +
+                   " per SM"
+             : "")
      << "\n";
   os << "  predicted  fasim on " << c.device.name << " (" << c.device.description << "), counting only, "
      << cmp.predicted_bound << "-bound, " << cmp.predicted_occupancy << " per SM\n";

@@ -112,7 +112,8 @@ Action add_step(CLI::App& app) {
       }
     }
     const Traffic t = sim.ledger().hbm_total();
-    std::cout << (sim.done() ? "done: " : "stopped: ") << index << " " << plural(static_cast<std::int64_t>(index), "step") << ", HBM read " << with_commas(t.read_bytes)
+    std::cout << (sim.done() ? "done: " : "stopped: ") << index << " "
+              << plural(static_cast<std::int64_t>(index), "step") << ", HBM read " << with_commas(t.read_bytes)
               << " B, written " << with_commas(t.write_bytes) << " B\n";
     return 0;
   };

@@ -216,7 +216,9 @@ std::string StepView::frame(const Simulation& sim) const {
   const std::size_t hidden = heads.size() - grids.size();
   out += style_.dim("  [#] this tile  [=] this row/col  [o] others  [x] done  [ ] to do" +
                     std::string(sim.workload().masked() ? "  [.] masked" : "")) +
-         (hidden ? "  (+" + std::to_string(hidden) + " " + plural(static_cast<std::int64_t>(hidden), "head") + ")" : "") + "\n\n";
+         (hidden ? "  (+" + std::to_string(hidden) + " " + plural(static_cast<std::int64_t>(hidden), "head") + ")"
+                 : "") +
+         "\n\n";
 
   out += sram_line(sim) + "\n";
   const Traffic t = sim.ledger().hbm_total();
