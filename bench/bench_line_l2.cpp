@@ -1,6 +1,6 @@
 // The line-level L2's price (l2_lines.hpp): flash1 fp16 with the H200 full
 // (132 heads, N = 512, d = 128, 64 x 64 tiles), counting only, on the stock
-// H200 profile, which runs the H200's sampled sets line by line in 21
+// H200 profile, which runs the H200's sampled sets line by line in 32
 // layouts, against the same run with the sample taken out of the profile
 // (the count model alone), timed in the same process. No bar is set; the
 // summary prints the ratio, so a change to LineL2's hot loop shows in it.

@@ -91,7 +91,7 @@ void summary(RatioReporter& r) {
   }
   if (r.has("BM_Flash1LineL2/min_time:2.000") && r.has("BM_Flash1CountL2/min_time:2.000")) {
     const double line = s["BM_Flash1LineL2/min_time:2.000"], count = s["BM_Flash1CountL2/min_time:2.000"];
-    std::printf("  flash1 fp16 132 heads N=512 d=128, counting, line-level L2 (H200 sample, 21 layouts): %.3f s = %.1fx"
+    std::printf("  flash1 fp16 132 heads N=512 d=128, counting, line-level L2 (H200 sample, 32 layouts): %.3f s = %.1fx"
                 " the count model alone (%.3f s)\n", line, line / count, count);
   }
 }

@@ -239,3 +239,36 @@ TEST_CASE("LineL2: Simulation uses it on its own terms only", "[l2]") {
   none.l2_sampled_sets.clear();
   CHECK_FALSE(uses(132, 512, L2Start::cold, none));
 }
+
+TEST_CASE("LineL2: each layout starts the tensors a page further, and the figure is the layouts' median", "[l2]") {
+  // A window of 3 pages and 3 layouts: Q (one page) starts at page 0, 1, 2.
+  // Page 0's sampled lines share one set of 2 ways, so reading Q again
+  // misses again; pages 1 and 2 spread theirs over sets of their own, so
+  // the second read hits. Each layout's first read costs Q's 2 MiB (its
+  // sampled lines stand for the page); the second costs 2 MiB in layout 0
+  // and nothing in the others. The median layout reads 2 MiB in all, not
+  // the mean's 2.67 or layout 0's 4: one unlucky placement of three does
+  // not move the median, as on the GPU.
+  const std::string text =
+      "window_bytes 6291456\nsets_per_half 8\nways 2\nhome_bits \n"
+      "0 1 2\n4000\n4001\n4002\n8000\n8001\n8002\n8003\n";  // lines in hex: page 1 from 4000
+  const auto s = std::make_shared<L2SetSample>(parse_l2_set_sample(text, "three pages"));
+  constexpr std::int64_t kPageBytes = 2 << 20;
+  const LineRequest q{TensorId::Q, 0, kPageBytes, 1, kPageBytes, 0};
+  LineL2 three(s, only_q(kPageBytes / kLine), 3), first_only(s, only_q(kPageBytes / kLine), 1);
+  for (int pass = 0; pass < 2; ++pass) {
+    INFO("pass " << pass);
+    CHECK(three.read(q, kPageBytes).miss_bytes == (pass == 0 ? kPageBytes : 0));
+    CHECK(first_only.read(q, kPageBytes).miss_bytes == kPageBytes);  // page 0 only: misses again
+  }
+  // Written whole, then read twice more: layout 0 pushes its dirty lines
+  // out (2 MiB written back), the others keep them dirty (2 MiB to drain).
+  // Write-backs and the drain follow their own medians: 0 written back
+  // during the run, and the drain 2 MiB, as each of the three would drain.
+  LineL2 w(s, only_q(kPageBytes / kLine), 3);
+  CHECK(w.write(q).writeback_bytes == 0);
+  std::int64_t written = 0;
+  for (int pass = 0; pass < 2; ++pass) written += w.read(q, kPageBytes).writeback_bytes;
+  CHECK(written == 0);
+  CHECK(w.dirty_bytes() == kPageBytes);
+}

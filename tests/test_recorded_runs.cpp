@@ -543,7 +543,9 @@ TEST_CASE("recorded runs: shapes held out from the line-level L2", "[fidelity]")
   // placements each. Reads in bar at 9 of 11 (the count model: 8), drained
   // writes at 9 (the count model: 4). The misses: flash1 at 52 to 63 MB of
   // tensors, just past the L2, where the line-level L2 reads 15% and 18% too
-  // much. (Its median of 21 layouts was chosen after this set was seen.)
+  // much. (Its median of 21 layouts was chosen after this set was seen.
+  // Since the layouts follow the allocation order, 32 of them, and each
+  // metric is their median (l2-layouts-2026-12-01.md): reads 10 of 11.)
   check_ratchet({"h200-2026-12-01-l2-lines-holdout.csv", "h200-2026-11-22-measured.toml",
                  "h200-2026-12-01-l2-lines-holdout-misses.csv", 11});
 }

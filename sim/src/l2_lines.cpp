@@ -6,7 +6,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -116,26 +115,28 @@ LineL2::LineL2(std::shared_ptr<const L2SetSample> sample, const std::array<std::
                int layouts)
     : s_(std::move(sample)) {
   if (!s_ || !fits_window(*s_, bytes)) throw std::invalid_argument("LineL2: the tensors do not fit the sample's window");
+  if (layouts < 1) throw std::invalid_argument("LineL2: at least one layout");
   const auto set_lines = static_cast<std::size_t>(s_->sets * s_->ways);
+  const auto window_pages = static_cast<std::int32_t>(std::max<std::int64_t>(1, s_->window_bytes / kPage));
   for (int k = 0; k < layouts; ++k) {
     Layout l;
-    // The tensors one after another from 2 MiB boundaries, in an order this
-    // layout shuffles (Fisher-Yates on mt19937_64, whose output the standard fixes).
-    std::vector<int> order;
-    for (int t = 0; t < kTensorCount; ++t) order.push_back(t);
-    std::mt19937_64 r(static_cast<std::uint64_t>(k) + 1);
-    for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[r() % i]);
-    // Each tensor on whole pages, one after another. (Pages scattered at
-    // random over the window, each tensor's no longer in one run, miss far
-    // more: flash1 N 896 d 64 with 132 heads 62 to 131 MB over 9 layouts,
-    // the GPU 46 to 77 over 32 placements.)
-    std::int32_t next = 0;
-    for (int t : order) {
+    // The tensors one after another, each from a 2 MiB boundary, in TensorId
+    // order: the order the CUDA backend allocates them (cuda/src/runner.cpp:
+    // Q, K, V, O, then S and P, or m and l, or L). Layout k starts at page
+    // k x window_pages / layouts of the window and wraps past its end. The
+    // GPU's placements move the whole run (a pad before it, new pages); they
+    // never reorder it. (Until 2026-12-01: 21 random orders packed from page
+    // 0, whose median moved with the seed: flash1 N 512 d 128 drained -9 to
+    // -21% over 4 seeds; l2-layouts-2026-12-01.md. Pages scattered at random,
+    // each tensor's no longer in one run, miss far more: flash1 N 896 d 64
+    // with 132 heads 62 to 131 MB over 9 layouts, the GPU 46 to 77.)
+    std::int32_t next = static_cast<std::int32_t>(static_cast<std::int64_t>(k) * window_pages / layouts);
+    for (int t = 0; t < kTensorCount; ++t) {
       const auto ti = static_cast<std::size_t>(t);
       const std::int64_t n_pages = pages(bytes[ti]) / kPage;
       std::int64_t sampled = 0;
       for (std::int64_t j = 0; j < n_pages; ++j) {
-        const std::int32_t wp = next++;
+        const std::int32_t wp = next++ % window_pages;
         l.page[ti].push_back(wp);
         const std::int64_t in_page = std::min(kPage, bytes[ti] - j * kPage);
         const std::int64_t first = wp * kPage / kLine, end = first + (in_page + kLine - 1) / kLine;
@@ -252,44 +253,41 @@ void LineL2::each_line(const LineRequest& req, F f) {
   }
 }
 
-std::size_t LineL2::median_layout() const {
-  std::vector<std::size_t> order(layouts_.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(order.size() / 2), order.end(),
-                   [&](std::size_t a, std::size_t b) {
-                     const double x = layouts_[a].dram, y = layouts_[b].dram;
-                     return x < y || (x == y && a < b);
-                   });
-  return order[order.size() / 2];
+template <class F>
+double LineL2::median(F f) const {
+  std::vector<double> v;
+  v.reserve(layouts_.size());
+  for (const Layout& l : layouts_) v.push_back(f(l));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
 }
 
 L2Access LineL2::read(const LineRequest& r, std::int64_t sectors) {
   const int ti = index(r.tensor);
-  const std::size_t m = median_layout();  // chosen before this request counts
-  double missed = 0;                       // layout m's, weighted lines
   each_line(r, [&](Layout& l, std::uint32_t line, int set) {
-    const double w = l.weight[static_cast<std::size_t>(ti)] * touch(l, r.near, line, set, ti, false);
-    l.dram += w * kLine;
-    if (&l == &layouts_[m]) missed += w;
+    const double b = l.weight[static_cast<std::size_t>(ti)] * touch(l, r.near, line, set, ti, false) * kLine;
+    l.read += b;
   });
-  // Whole bytes, at most the request's: the rest is owed to later reads.
-  miss_owed_ += missed * kLine;
   L2Access a;
-  a.miss_bytes = std::min(static_cast<std::int64_t>(std::floor(miss_owed_)), sectors);
-  miss_owed_ -= static_cast<double>(a.miss_bytes);
+  a.writeback_bytes = take_writebacks();
+  // The reads reported so far follow the layouts' median: this read reports
+  // what brings them up to it, at most the request's bytes (the rest is
+  // owed to later reads) and never less than 0.
+  const auto target = std::llround(median([](const Layout& l) { return l.read; }));
+  a.miss_bytes = std::clamp<std::int64_t>(target - reported_read_, 0, sectors);
+  reported_read_ += a.miss_bytes;
   a.hit_bytes = sectors - a.miss_bytes;
-  a.writeback_bytes = take_writebacks(m);
   return a;
 }
 
-std::int64_t LineL2::take_writebacks(std::size_t m) {
+std::int64_t LineL2::take_writebacks() {
   for (Layout& l : layouts_) {
-    l.dram += l.wb * kLine;
-    if (&l == &layouts_[m]) wb_carry_ += l.wb * kLine;
+    l.written += l.wb * kLine;
     l.wb = 0;
   }
-  const auto bytes = static_cast<std::int64_t>(std::floor(wb_carry_));
-  wb_carry_ -= static_cast<double>(bytes);
+  const auto target = std::llround(median([](const Layout& l) { return l.written; }));
+  const std::int64_t bytes = std::max<std::int64_t>(0, target - reported_written_);
+  reported_written_ += bytes;
   return bytes;
 }
 
@@ -297,20 +295,26 @@ L2Access LineL2::write(const LineRequest& r) {
   const int ti = index(r.tensor);
   each_line(r, [&](Layout& l, std::uint32_t line, int set) { touch(l, r.near, line, set, ti, true); });
   L2Access a;
-  a.writeback_bytes = take_writebacks(median_layout());
+  a.writeback_bytes = take_writebacks();
   return a;
 }
 
-std::int64_t LineL2::dirty_bytes() const {
+double LineL2::dirty(const Layout& l) const {
   double lines = 0;
-  const Layout& l = layouts_[median_layout()];
   for (const Half& h : l.half)
     for (std::size_t set = 0; set < h.n.size(); ++set)
       for (std::size_t i = 0; i < h.n[set]; ++i) {
         const std::uint8_t f = h.flags[set * static_cast<std::size_t>(s_->ways) + i];
         if (f & kDirty) lines += l.weight[static_cast<std::size_t>(f >> 2)];
       }
-  return static_cast<std::int64_t>(std::llround(lines * kLine));
+  return lines * kLine;
+}
+
+std::int64_t LineL2::dirty_bytes() const {
+  // Written back so far plus dirty now is what a drain would write: its
+  // median over the layouts, less the write-backs already reported.
+  const double drained = median([this](const Layout& l) { return l.written + dirty(l); });
+  return std::max<std::int64_t>(0, std::llround(drained) - reported_written_);
 }
 
 }  // namespace fasim

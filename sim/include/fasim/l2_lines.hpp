@@ -20,14 +20,18 @@
 //    tensor's sampled lines) lines, in its reads and its write-backs, so a
 //    tensor read once from a cold L2 reads its own bytes;
 //  - the tensors lie in the window one after another, each from a 2 MiB
-//    page boundary, in an order that each of `layouts` layouts shuffles.
-//    The GPU gives each run other pages, and its DRAM bytes then spread
+//    page boundary, in the order the CUDA backend allocates them (TensorId
+//    order). Each of `layouts` layouts starts that run at another page of
+//    the window (by default every second page), wrapping past its end: the
+//    GPU gives each run other pages, and its DRAM bytes then spread
 //    widely near the L2's size, mostly low with a long tail (flash1 N 896
 //    d 64, 132 heads: 46 to 77 MB over 32 placements, median 48); the
-//    layouts spread the same way. Every access runs through every layout;
-//    the bytes counted are those of the layout whose DRAM bytes so far are
-//    the median, so the total follows the median layout as the GPU's
-//    recorded figure is the median placement;
+//    layouts spread the same way. Every access runs through every layout.
+//    The GPU's recorded figures are each metric's median over its
+//    placements, so fasim's are each metric's median over the layouts: DRAM
+//    reads reported so far follow the layouts' median reads, write-backs
+//    their median write-backs, and the drain their median written-back-
+//    plus-dirty (l2-layouts-2026-12-01.md);
 //  - a line written again while still in L2 (flash1's O, l and m) is
 //    written back to DRAM once it becomes the oldest line of its set, and
 //    stays, clean (the count model's kL2RewrittenCleanShare, 0.05 of a set:
@@ -103,18 +107,24 @@ struct LineRequest {
 class LineL2 {
  public:
   /// @brief An empty (cold) L2 on `sample`, for tensors of `bytes` (by
-  /// TensorId index) laid out `layouts` ways. Throws std::invalid_argument if
-  /// they do not fit the window (check fits_window first).
+  /// TensorId index) laid out `layouts` ways, each run of tensors starting
+  /// at another page of the window (32: every second page of the H200's
+  /// 64, as many layouts as the GPU runs placements). Throws
+  /// std::invalid_argument if they do not fit the window (check fits_window
+  /// first) or `layouts` < 1.
   LineL2(std::shared_ptr<const L2SetSample> sample, const std::array<std::int64_t, kTensorCount>& bytes,
-         int layouts = 21);
+         int layouts = 32);
 
   /// @brief A read. hit_bytes + miss_bytes = `sectors` (the request's bytes
-  /// as the L2 counts them); miss_bytes: the median layout's misses
-  /// (l2_lines.hpp), at most `sectors` (the rest is owed to later reads).
+  /// as the L2 counts them); miss_bytes: what brings the misses reported so
+  /// far up to the layouts' median (l2_lines.hpp), at most `sectors` (the
+  /// rest is owed to later reads).
   L2Access read(const LineRequest& r, std::int64_t sectors);
-  /// @brief A write; writeback_bytes: dirty data it pushed out.
+  /// @brief A write; writeback_bytes: what brings the write-backs reported
+  /// so far up to the layouts' median.
   L2Access write(const LineRequest& r);
-  /// @brief Dirty bytes now in the L2 (the median layout's).
+  /// @brief What a drain now would write: the layouts' median of written
+  /// back plus dirty, less the write-backs already reported.
   std::int64_t dirty_bytes() const;
 
  private:
@@ -128,8 +138,9 @@ class LineL2 {
     std::array<std::vector<std::int32_t>, kTensorCount> page;  // each tensor's 2 MiB pages: their pages in the window
     std::array<double, kTensorCount> weight{};         // its lines / its sampled lines
     Half half[2];
-    double wb = 0;    // weighted lines written back, not yet counted
-    double dram = 0;  // DRAM bytes so far (reads and write-backs, weighted)
+    double wb = 0;       // weighted lines written back, not yet counted
+    double read = 0;     // DRAM bytes read so far (weighted)
+    double written = 0;  // DRAM bytes written back so far (weighted)
   };
   // One line of layout l: returns the DRAM lines it read (0 or 1) and adds
   // write-backs (weighted) to l.wb.
@@ -140,16 +151,19 @@ class LineL2 {
   template <class F>
   void each_line(const LineRequest& r, F f);
 
-  // Layout m's write-backs not yet reported, as whole bytes (every layout's
-  // are counted in its own total).
-  std::int64_t take_writebacks(std::size_t m);
-  // The layout whose DRAM bytes so far are the median of the layouts'.
-  std::size_t median_layout() const;
+  // Counts every layout's pending write-backs, then reports the bytes that
+  // bring the write-backs reported so far up to the median layout's.
+  std::int64_t take_writebacks();
+  // The median over the layouts of f(layout), f a layout's bytes so far.
+  template <class F>
+  double median(F f) const;
+  // A layout's dirty bytes (weighted).
+  double dirty(const Layout& l) const;
 
   std::shared_ptr<const L2SetSample> s_;
   std::vector<Layout> layouts_;
-  double miss_owed_ = 0;  // miss bytes not yet reported (a read reports at most its own bytes)
-  double wb_carry_ = 0;   // parts of a byte
+  std::int64_t reported_read_ = 0;     // miss bytes reported so far
+  std::int64_t reported_written_ = 0;  // write-back bytes reported so far
 };
 
 }  // namespace fasim
