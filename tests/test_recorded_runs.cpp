@@ -919,3 +919,13 @@ TEST_CASE("fidelity: a point held to fewer blocks per SM is its own point, predi
                                                recorded_csv_header() + "\n" + key + "time_s,1,1,1,1,0\n")),
                     Catch::Contains(":2: blocks_per_sm '0' is not a positive whole number"));
 }
+
+TEST_CASE("recorded runs: shapes held out from the line-level L2's layouts", "[fidelity]") {
+  // Session 63 (l2-layouts-holdout-2026-12-01.sh): ten shapes no earlier set
+  // has, on the line-level L2, chosen after the layouts changed to the
+  // allocation order (l2-layouts-2026-12-01.md) and recorded after; 32
+  // placements each. Reads in bar at 8 of 10 (the 21 random orders: 8),
+  // drained writes at 9 (8), writes during the run at 8 (5).
+  check_ratchet({"h200-2026-12-01-l2-layouts-holdout.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-12-01-l2-layouts-holdout-misses.csv", 10});
+}
