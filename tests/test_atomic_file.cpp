@@ -1,4 +1,5 @@
 // AtomicFile: the target appears whole on commit() or not at all.
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -103,17 +104,68 @@ TEST_CASE("AtomicFile: a missing directory is a UserError with the fix", "[atomi
   CHECK_THROWS_AS(fasim::AtomicFile(""), fasim::UserError);
 }
 
-TEST_CASE("AtomicFile: renaming over a directory fails cleanly", "[atomic_file]") {
+TEST_CASE("AtomicFile: a directory is refused up front", "[atomic_file]") {
   ScratchDir d;
   const std::string path = d.file("out");
   fs::create_directory(path);
-  {
-    fasim::AtomicFile f(path);
-    f.stream() << "x";
-    CHECK_THROWS_WITH(f.commit(), Catch::Contains("cannot write '" + path + "'"));
-  }
+  CHECK_THROWS_WITH(fasim::AtomicFile(path),
+                    "cannot write '" + path + "': it is not a regular file (a directory); give a file name, not a directory");
   CHECK(d.entries() == std::vector<std::string>{"out"});
   CHECK(fs::is_directory(path));
+}
+
+TEST_CASE("AtomicFile: a FIFO is refused up front and kept", "[atomic_file]") {
+  ScratchDir d;
+  const std::string path = d.file("f");
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(fasim::AtomicFile(path),
+                    "cannot write '" + path + "': it is not a regular file (a FIFO); give a path to a file");
+  CHECK(fs::is_fifo(path));
+  CHECK(d.entries() == std::vector<std::string>{"f"});
+  // A link to the FIFO is refused the same way, naming the link.
+  const std::string link = d.file("lnk");
+  fs::create_symlink(path, link);
+  CHECK_THROWS_WITH(fasim::AtomicFile(link), "cannot write '" + link +
+                                                 "': it is not a regular file (a link to a FIFO); give a path to a file");
+  CHECK(fs::is_symlink(link));
+  CHECK(fs::is_fifo(path));
+}
+
+TEST_CASE("AtomicFile: a FIFO that appears before commit is not renamed over", "[atomic_file]") {
+  ScratchDir d;
+  const std::string path = d.file("t.csv");
+  fasim::AtomicFile f(path);
+  f.stream() << "x";
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(f.commit(), Catch::Contains("(a FIFO)"));
+  CHECK(fs::is_fifo(path));
+}
+
+TEST_CASE("AtomicFile: a symbolic link is kept and its target written", "[atomic_file]") {
+  ScratchDir d;
+  fs::create_directory(d.file("sub"));
+  const std::string target = d.file("sub/target.csv");
+  std::ofstream(target) << "old\n";
+  const std::string link = d.file("lnk");
+  fs::create_symlink("sub/target.csv", link);  // relative, as `ln -s` makes them
+  {
+    fasim::AtomicFile f(link);
+    f.stream() << "new\n";
+    f.commit();
+  }
+  CHECK(fs::is_symlink(link));
+  CHECK(read_text(target) == "new\n");
+  CHECK(d.entries() == std::vector<std::string>{"lnk", "sub"});
+  // A dangling link: the file it names is created, the link kept.
+  const std::string dangling = d.file("dangling");
+  fs::create_symlink("sub/new.csv", dangling);
+  {
+    fasim::AtomicFile f(dangling);
+    f.stream() << "fresh\n";
+    f.commit();
+  }
+  CHECK(fs::is_symlink(dangling));
+  CHECK(read_text(d.file("sub/new.csv")) == "fresh\n");
 }
 
 TEST_CASE("AtomicFile: remove_all_temps removes live temporaries", "[atomic_file]") {

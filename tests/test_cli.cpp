@@ -7,6 +7,7 @@
 // exit code 2 and nothing on stdout; traces appear whole or not at all, even
 // on Ctrl-C; byte counts agree with closed forms and with the trace.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -504,6 +505,29 @@ TEST_CASE("fasim run: an overflow where the reference is finite is a warning wit
                                     "stored in fp16; " + with_commas(propagated) + " of 4,096 output values are NaN or "
                                     "Inf from them, as in the reference\n"));
   CHECK(p.out.find("warning") == std::string::npos);
+}
+
+TEST_CASE("fasim: an output path that is a FIFO is refused and kept; a symlink's target is written", "[cli]") {
+  ScratchDir dir;
+  const std::string fifo = dir.file("f");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // Was exit 0, with the FIFO replaced by a regular file.
+  require_user_error(run_fasim({"sweep", "--N", "64", "--out", fifo}),
+                     {"cannot write '" + fifo + "': it is not a regular file (a FIFO); give a path to a file"});
+  CHECK(std::filesystem::is_fifo(fifo));
+  require_user_error(run_fasim({"run", "--N", "64", "--trace", fifo}), {"(a FIFO)"});
+  CHECK(std::filesystem::is_fifo(fifo));
+  CHECK(dir.entries() == std::vector<std::string>{"f"});
+  // A link: the link stays, the file it points to gets the trace.
+  const std::string target = dir.file("target.json"), link = dir.file("lnk");
+  { std::ofstream(target) << "old"; }
+  std::filesystem::create_symlink("target.json", link);
+  const auto r = run_fasim({"run", "--N", "64", "--trace", link});
+  INFO(r.describe());
+  REQUIRE(r.exit_code == 0);
+  CHECK(std::filesystem::is_symlink(link));
+  CHECK(fasim::test::read_text(target).size() > 100);  // the trace, not "old"
+  CHECK(dir.entries() == std::vector<std::string>{"f", "lnk", "target.json"});
 }
 
 TEST_CASE("fasim run: a failed --trace leaves no file behind", "[cli]") {

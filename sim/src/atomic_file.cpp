@@ -3,6 +3,8 @@
 #include "fasim/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <array>
@@ -55,6 +57,65 @@ void unregister_temp(int slot) {
   if (err == EISDIR) hint = "give a file name, not a directory";
   throw UserError("cannot write '" + path + "': " + std::system_category().message(err) + "; " +
                   hint);
+}
+
+// What a non-regular file is, for the message.
+const char* kind_of(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "not a plain file";
+}
+
+[[noreturn]] void refuse_kind(const std::string& path, mode_t m, bool via_link) {
+  const bool dir = S_ISDIR(m);
+  throw UserError("cannot write '" + path + "': it is not a regular file (" + (via_link ? "a link to " : "") +
+                  kind_of(m) + "); " + (dir ? "give a file name, not a directory" : "give a path to a file"));
+}
+
+// The file that writing `path` should replace: `path` itself, or, when it is
+// a symbolic link, the file the link points to (so the link survives and its
+// target is updated, as a shell's `>` would). Refuses, before anything is
+// created, a path that is (or leads to) a FIFO, device, socket or directory:
+// renaming over one would replace it with a plain file.
+std::string resolve_target(const std::string& path) {
+  struct stat lst {};
+  if (::lstat(path.c_str(), &lst) != 0) {
+    if (errno == ENOENT) return path;  // a new file; open() names a missing directory
+    fail(path, errno);
+  }
+  if (!S_ISLNK(lst.st_mode)) {
+    if (!S_ISREG(lst.st_mode)) refuse_kind(path, lst.st_mode, false);
+    return path;
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (!S_ISREG(st.st_mode)) refuse_kind(path, st.st_mode, true);
+    char buf[PATH_MAX];
+    if (::realpath(path.c_str(), buf) == nullptr) fail(path, errno);
+    return buf;
+  }
+  if (errno != ENOENT) fail(path, errno);
+  // A dangling link: follow the chain by hand to the name it would create.
+  std::string at = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    char buf[PATH_MAX];
+    const ssize_t n = ::readlink(at.c_str(), buf, sizeof buf - 1);
+    if (n < 0) {
+      if (errno == EINVAL || errno == ENOENT) return at;  // not a link (any more): the end of the chain
+      fail(path, errno);
+    }
+    std::string next(buf, static_cast<std::size_t>(n));
+    if (next.empty()) fail(path, ENOENT);
+    if (next.front() != '/') {
+      const auto slash = at.rfind('/');
+      if (slash != std::string::npos) next = at.substr(0, slash + 1) + next;
+    }
+    at = next;
+  }
+  fail(path, ELOOP);
 }
 
 // A streambuf over a file descriptor that remembers the first write error.
@@ -122,10 +183,11 @@ struct AtomicFile::Impl {
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
   if (path_.empty()) throw UserError("cannot write '': the file name is empty; give a file name");
+  target_ = resolve_target(path_);
   // "<path>.tmp-<pid>"; O_EXCL so two writers never share a temporary, with a
   // numbered fallback if this process already has one for the same target.
   static std::atomic<unsigned> sequence{0};
-  const std::string base = path_ + ".tmp-" + std::to_string(::getpid());
+  const std::string base = target_ + ".tmp-" + std::to_string(::getpid());
   int fd = -1;
   for (int attempt = 0; attempt < 100; ++attempt) {
     temp_ = attempt == 0 ? base : base + "-" + std::to_string(++sequence);
@@ -160,12 +222,16 @@ void AtomicFile::commit() {
     fail(path_, err);
   }
   if (::close(fd) != 0) fail(path_, errno);
-  if (::rename(temp_.c_str(), path_.c_str()) != 0) fail(path_, errno);
+  // Something may have appeared at the target since the constructor looked:
+  // never rename over a FIFO, device or directory.
+  struct stat st {};
+  if (::lstat(target_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) refuse_kind(path_, st.st_mode, target_ != path_);
+  if (::rename(temp_.c_str(), target_.c_str()) != 0) fail(path_, errno);
   committed_ = true;
   unregister_temp(slot_);
   slot_ = -1;
   temp_.clear();
-  sync_directory_of(path_);
+  sync_directory_of(target_);
 }
 
 void AtomicFile::remove_all_temps() noexcept {

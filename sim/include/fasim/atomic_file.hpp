@@ -19,7 +19,11 @@ namespace fasim {
 class AtomicFile {
  public:
   /// @brief Creates the temporary "<path>.tmp-<pid>" in path's directory.
-  /// @throws UserError if it cannot be created.
+  /// If path is a symbolic link, the file it points to is the one written
+  /// (and the temporary sits beside that file); the link is kept.
+  /// @throws UserError if it cannot be created, or if path is (or links to)
+  /// something other than a regular file: a FIFO, device, socket or
+  /// directory is refused here, before any work, never replaced.
   explicit AtomicFile(std::string path);
   /// @brief Removes the temporary unless commit() succeeded. Never throws.
   ~AtomicFile();
@@ -55,6 +59,7 @@ class AtomicFile {
  private:
   struct Impl;
   std::string path_;
+  std::string target_;  ///< path_, or the file it links to
   std::string temp_;
   std::unique_ptr<Impl> impl_;
   int slot_ = -1;  ///< index in the process-wide registry, -1 if untracked
