@@ -2,6 +2,7 @@
 // sweep files, and `fasim plot` end to end. Tag [plot].
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
 #include <regex>
 #include <string>
 #include <vector>
@@ -325,4 +326,72 @@ TEST_CASE("gpu-bench: TFLOP/s against N, a panel per d and mask, fasim solid and
   INFO(r.describe());
   REQUIRE(r.exit_code == 0);
   CHECK(count(read_text(dir.file("b.svg")), "<g transform=\"translate(0 500)\">") == 1);
+}
+
+TEST_CASE("sweep files: a corrupt number is refused with file:line, column and fix", "[plot]") {
+  const std::string head = "device,mapping.algo,workload.N,hbm.read_bytes\nh100,naive,512,100\n";
+  auto csv_error = [&](const std::string& row) { return error_of([&] { parse_csv(head + row + "\n", "s.csv"); }); };
+  // 1e308 for N drew -nan coordinates; nan and abc silently dropped the row.
+  CHECK(csv_error("h100,naive,1e308,100") ==
+        "s.csv:3: column 'workload.N' value '1e308' is not an integer in 1..16777216; fix the row or sweep again");
+  for (const char* n : {"nan", "inf", "abc", "512.5", "0", "-512", "16777217"})
+    CHECK_THAT(csv_error(std::string("h100,naive,") + n + ",100"),
+               Contains(std::string("column 'workload.N' value '") + n + "' is not an integer"));
+  for (const char* b : {"-5", "inf", "nan", "1e308", "lots"})
+    CHECK(csv_error(std::string("h100,naive,512,") + b) == std::string("s.csv:3: column 'hbm.read_bytes' value '") + b +
+                                                               "' is not a number in 0..1e18; fix the row or sweep again");
+  // Rows that record an error carry no results and are skipped by every reader: kept as they are.
+  CHECK(parse_csv("workload.N,error\nabc,\"N too large\"\n", "s.csv").size() == 1);
+  CHECK(parse_csv(head, "s.csv").size() == 1);
+  // JSON lines: the same checks, the value as JSON writes it.
+  CHECK(error_of([] { parse_jsonl("{\"workload\": {\"N\": 1e308}}\n", "s.jsonl"); }) ==
+        "s.jsonl:1: column 'workload.N' value '1e+308' is not an integer in 1..16777216; fix the row or sweep again");
+  CHECK_THAT(error_of([] { parse_jsonl("{\"workload\": {\"N\": 512}}\n{\"hbm\": {\"read_bytes\": -5}}\n", "s.jsonl"); }),
+             Contains("s.jsonl:2: column 'hbm.read_bytes' value '-5' is not a number in 0..1e18"));
+  CHECK(parse_jsonl("{\"workload\": {\"N\": 512.0}}\n", "s.jsonl").size() == 1);
+}
+
+TEST_CASE("gpu-bench and compare CSVs: d = 1e300 or predicted = 1e308 are refused, not drawn", "[plot]") {
+  // d = 1e300 was cast to int: "d = -2147483648" (undefined behaviour).
+  CHECK(error_of([] { parse_csv("impl,causal,N,d,tflops\nfasim-v6-flash2-fast,0,512,1e300,5\n", "b.csv"); }) ==
+        "b.csv:2: column 'd' value '1e300' is not an integer in 1..16777216; fix the row or write the file again");
+  CHECK_THAT(error_of([] { parse_csv("impl,causal,N,d,tflops\nx,2,512,64,5\n", "b.csv"); }),
+             Contains("b.csv:2: column 'causal' value '2' is not 0 or 1"));
+  CHECK_THAT(error_of([] { parse_csv("impl,causal,N,d,tflops\nx,0,512,64,inf\n", "b.csv"); }),
+             Contains("column 'tflops' value 'inf' is not a number in 0..1e18"));
+  CHECK_THAT(error_of([] { parse_csv("metric,predicted,measured\nhbm_read_bytes,1e308,75497472\n", "c.csv"); }),
+             Contains("c.csv:2: column 'predicted' value '1e308' is not a number in 0..1e18"));
+  // A table built by hand still never reaches the cast.
+  SweepTable t;
+  FlatRow row;
+  row.cells = {{"impl", "fasim-v6-flash2-fast"}, {"causal", 0}, {"N", 512}, {"d", 1e300}, {"tflops", 5}};
+  t.add(row);
+  CHECK_THAT(error_of([&] { gpu_bench_panels(t, "b.csv"); }), Contains("d must be an integer in 1..16777216"));
+  // No recorded CSV in docs/results trips these checks (some are not tables at all: probe logs).
+  std::size_t tables = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(FASIM_SOURCE_DIR) + "/docs/results"))
+    if (e.path().extension() == ".csv") {
+      const std::string why = error_of([&] { read_table(e.path().string()); });
+      INFO(why);
+      CHECK(why.find("column '") == std::string::npos);
+      tables += why == "(no error)" ? 1 : 0;
+    }
+  CHECK(tables > 20);
+}
+
+TEST_CASE("fasim plot: a corrupt sweep file is one error line and no SVG", "[plot][cli]") {
+  ScratchDir dir;
+  const std::string csv = dir.file("x.csv"), svg = dir.file("x.svg");
+  REQUIRE(run_fasim({"sweep", "--N", "256:1024:x2", "--algo", "naive,flash2", "--out", csv}).exit_code == 0);
+  std::string text = read_text(csv);
+  const auto at = text.find(",256,");  // the first row's N
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 5, ",1e308,");
+  fasim::test::write_text(csv, text);
+  const auto r = run_fasim({"plot", csv, "--figure", "bytes-vs-n", "--out", svg});
+  INFO(r.describe());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "fasim: error: " + csv +
+                     ":2: column 'workload.N' value '1e308' is not an integer in 1..16777216; fix the row or sweep again\n");
+  CHECK(dir.entries() == std::vector<std::string>{"x.csv"});
 }

@@ -3,6 +3,7 @@
 // and mask. fasim's kernels are solid lines, PyTorch's dashed, so a reader
 // sees at once where fasim stands against the kernels people use.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -52,6 +53,11 @@ std::vector<Chart> gpu_bench_panels(const SweepTable& rows, const std::string& o
     const auto n = rows.number(r, "N"), d = rows.number(r, "d"), c = rows.number(r, "causal"),
                tf = rows.number(r, "tflops");
     if (!n || !d || !c || !tf || *tf <= 0) continue;
+    // read_table refuses such cells; a table built otherwise must not reach an out-of-range cast.
+    if (!(*d >= 1 && *d <= 16777216 && *d == std::floor(*d)) || (*c != 0 && *c != 1) || !std::isfinite(*n) ||
+        !std::isfinite(*tf))
+      throw UserError(origin + ": row " + std::to_string(r + 1) + " has d = " + rows.text(r, "d") + ", causal = " +
+                      rows.text(r, "causal") + "; d must be an integer in 1..16777216 and causal 0 or 1: fix the row");
     const std::string impl = rows.text(r, "impl");
     if (!look_of(impl)) {
       unknown.insert(impl);

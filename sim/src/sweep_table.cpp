@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <sstream>
 
 #include "fasim/error.hpp"
@@ -94,6 +95,70 @@ std::vector<CsvCell> next_record(std::string_view text, std::size_t& pos, std::s
   }
   ++line;
   return cells;
+}
+
+// ---- checks on the cells that figures read as numbers ----
+// A corrupt cell (1e308 for N, nan bytes, -5 bytes) would otherwise be drawn
+// as -nan coordinates or "inf EiB", or cast to int out of range.
+
+constexpr double kMaxShape = 16777216;  // N, d, heads, batch, Br, Bc: 1..2^24 (fasim's largest N)
+constexpr double kMaxQuantity = 1e18;   // bytes, seconds, FLOPs, TFLOP/s: far beyond any run
+
+bool is_shape_column(std::string_view c) {
+  for (std::string_view s : {"workload.N", "workload.d", "workload.heads", "workload.batch", "mapping.br",
+                             "mapping.bc", "N", "d", "heads", "batch", "br", "bc"})
+    if (c == s) return true;
+  return false;
+}
+
+// Non-negative amounts: byte counts, times, FLOP counts and rates, and the
+// predicted/measured figures of `fasim compare` CSVs (bytes or seconds).
+bool is_quantity_column(std::string_view c) {
+  if (c.find("bytes") != std::string_view::npos || c.starts_with("flops.")) return true;
+  for (std::string_view s : {"time.seconds", "time.tflops", "time.cycles", "time_s", "tflops", "predicted",
+                             "measured", "measured_min", "measured_max"})
+    if (c == s) return true;
+  return false;
+}
+
+std::string format_bound(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return v >= 1e15 ? "1e18" : buf;
+}
+
+// Throws if a known numeric column holds something no real run writes.
+// `raw`: the cell as the file spells it.
+void check_cell(const std::string& origin, std::size_t line, const std::string& column, const nlohmann::json& v,
+                const std::string& raw) {
+  auto refuse = [&](const std::string& want) {
+    const bool sweep_column = column.find('.') != std::string::npos;
+    throw UserError(origin + ":" + std::to_string(line) + ": column '" + column + "' value '" + raw + "' is " +
+                    want + "; fix the row or " + (sweep_column ? "sweep again" : "write the file again"));
+  };
+  const bool number = v.is_number();
+  const double x = number ? v.get<double>() : 0;
+  if (is_shape_column(column)) {
+    if (!number || !std::isfinite(x) || x != std::floor(x) || x < 1 || x > kMaxShape)
+      refuse("not an integer in 1.." + format_bound(kMaxShape));
+  } else if (column == "causal") {
+    if (v.is_boolean()) return;
+    if (!number || (x != 0 && x != 1)) refuse("not 0 or 1");
+  } else if (is_quantity_column(column)) {
+    if (!number || !std::isfinite(x) || x < 0 || x > kMaxQuantity)
+      refuse("not a number in 0.." + format_bound(kMaxQuantity));
+  }
+}
+
+// Checks every cell of a row, unless the row records an error: such rows
+// carry no results and every reader skips them.
+void check_row(const std::string& origin, std::size_t line, const FlatRow& row,
+               const std::vector<std::string>* raw = nullptr) {
+  if (const nlohmann::json* e = row.find("error"); e && !e->is_null()) return;
+  for (std::size_t i = 0; i < row.cells.size(); ++i) {
+    const auto& [k, v] = row.cells[i];
+    check_cell(origin, line, k, v, raw ? (*raw)[i] : (v.is_string() ? v.get<std::string>() : v.dump()));
+  }
 }
 
 }  // namespace
@@ -236,10 +301,12 @@ SweepTable parse_csv(std::string_view text, const std::string& origin) {
       bad_line(origin, at_line, std::to_string(cells.size()) + " cells, but the header has " +
                                     std::to_string(header.size()) + " columns");
     FlatRow row;
+    std::vector<std::string> raw;
     for (std::size_t i = 0; i < cells.size(); ++i) {
       nlohmann::json v = cells[i].quoted ? nlohmann::json(cells[i].text) : typed_cell(cells[i].text);
-      if (!v.is_null()) row.cells.emplace_back(header[i].text, std::move(v));
+      if (!v.is_null()) row.cells.emplace_back(header[i].text, std::move(v)), raw.push_back(cells[i].text);
     }
+    check_row(origin, at_line, row, &raw);
     t.add(row);
   }
   return t;
@@ -266,6 +333,7 @@ SweepTable parse_jsonl(std::string_view text, const std::string& origin) {
     if (!j.is_object()) bad_line(origin, line, "expected one JSON object per line, got " + std::string(j.type_name()));
     FlatRow row;
     flatten_into(row, j);
+    check_row(origin, line, row);
     t.add(row);
   }
   if (line == 0) bad_line(origin, 1, "the file is empty");
