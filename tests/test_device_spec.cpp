@@ -189,7 +189,17 @@ TEST_CASE("missing keys and tables name what to add", "[device]") {
 
 TEST_CASE("bad values name the key and what was given", "[device]") {
   REQUIRE_THROWS_WITH(parse_mydev("sm_count = 10", "sm_count = -3"),
-                      "mydev.toml:7:1: [compute] sm_count must be a positive integer, got -3");
+                      "mydev.toml:7:1: [compute] sm_count must be a positive integer, got -3; set it to the GPU's "
+                      "SM count, e.g. 132");
+  REQUIRE_THROWS_WITH(parse_mydev("sm_count = 10", "sm_count = 0"),
+                      "mydev.toml:7:1: [compute] sm_count must be a positive integer, got 0; set it to the GPU's "
+                      "SM count, e.g. 132");
+  REQUIRE_THROWS_WITH(parse_mydev("bandwidth_gbps = 50", "bandwidth_gbps = 0"),
+                      "mydev.toml:28:1: [hbm] bandwidth_gbps must be a positive number, got 0; set it to the "
+                      "memory's bandwidth in GB/s, e.g. 3350");
+  REQUIRE_THROWS_WITH(parse_mydev("matmul_tflops_fp16 = 2", "matmul_tflops_fp16 = -1"),
+                      Contains("[rates] matmul_tflops_fp16 must be a positive number, got -1; give the device's "
+                               "figure in TFLOP/s"));
   REQUIRE_THROWS_WITH(parse_mydev("sm_count = 10", "sm_count = 10.5"),
                       Contains("[compute] sm_count must be a positive integer, got 10.5"));
   REQUIRE_THROWS_WITH(parse_mydev("sm_count = 10", "sm_count = \"ten\""),
@@ -374,4 +384,50 @@ TEST_CASE("[code_fetch] is optional: fasim's recorded medians when left out, KiB
                                "flash2_mma_kib"));
   REQUIRE_THROWS_WITH(parse_mydev("[hbm]\n", "[code_fetch]\nflash2_kib = 2e6\n\n[hbm]\n"),
                       Contains("[code_fetch] flash2_kib must be at most 1048576 KiB"));
+}
+
+TEST_CASE("rates and bandwidths below any GPU are refused with their floor", "[device]") {
+  // 5e-324 GB/s made "time inf us"; 1e-300 TFLOP/s a 70-digit time.
+  REQUIRE_THROWS_WITH(parse_mydev("bandwidth_gbps = 50", "bandwidth_gbps = 5e-324"),
+                      Contains("mydev.toml:28:1: [hbm] bandwidth_gbps must be at least 1 GB/s, got ") &&
+                          Contains("; no GPU is that slow, give the device's real figure"));
+  REQUIRE_THROWS_WITH(parse_mydev("matmul_tflops_fp16 = 2", "matmul_tflops_fp16 = 1e-300"),
+                      "mydev.toml:33:1: [rates] matmul_tflops_fp16 must be at least 0.001 TFLOP/s, got 1e-300; no "
+                      "GPU is that slow, give the device's real figure");
+  REQUIRE_THROWS_WITH(parse_mydev("bandwidth_gbps = 250.5", "bandwidth_gbps = 0.5"),
+                      Contains("[l2] bandwidth_gbps must be at least 1 GB/s, got 0.5"));
+  REQUIRE_THROWS_WITH(parse_mydev("clock_ghz = 2 ", "clock_ghz = 0.001"),
+                      Contains("[compute] clock_ghz must be at least 0.01 GHz, got 0.001"));
+  REQUIRE_THROWS_WITH(parse_mydev("bandwidth_bytes_per_clock_per_sm = 64.5", "bandwidth_bytes_per_clock_per_sm = 1e-9"),
+                      Contains("[sram] bandwidth_bytes_per_clock_per_sm must be at least 1 bytes per clock"));
+  REQUIRE_THROWS_WITH(parse_mydev("exp_per_clock_per_sm = 8", "exp_per_clock_per_sm = 1e-200"),
+                      Contains("[rates] exp_per_clock_per_sm must be at least 0.01 exponentials per clock"));
+  // The floors themselves are accepted.
+  const DeviceSpec d = parse_mydev("bandwidth_gbps = 50", "bandwidth_gbps = 1");
+  CHECK(d.hbm_bandwidth == 1e9);
+  CHECK(parse_mydev("fp32_tflops = 0.75", "fp32_tflops = 0.001").fp32_flops == Approx(1e9));
+}
+
+TEST_CASE("[l2] sampled_sets must sample an L2 of the profile's geometry", "[device]") {
+  const std::string h100 = slurp(std::string(FASIM_SOURCE_DIR) + "/configs/devices/h100.toml");
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = h100;
+    const auto at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+  };
+  // The H200's 60 MiB sample ran silently on a 25 MiB L2.
+  REQUIRE_THROWS_WITH(fasim::parse_device(with("bytes = 52428800", "bytes = 26214400\nsampled_sets = \"h200\""), "q2.toml"),
+                      "q2.toml:24:1: [l2] sampled_sets 'h200' samples a 60 MiB L2 of 2 halves (15,360 sets x 16 ways "
+                      "x 128 B each); this profile's L2 is 25 MiB: drop sampled_sets or make [l2] match");
+  REQUIRE_THROWS_WITH(fasim::parse_device(with("bytes = 52428800", "bytes = 52428800\nsampled_sets = \"h200\""), "q.toml"),
+                      Contains("this profile's L2 is 50 MiB: drop sampled_sets"));
+  // An L2 of the sample's size, halves and lines takes it (the count model's ways are a fit, not compared).
+  const DeviceSpec d =
+      fasim::parse_device(with("bytes = 52428800", "bytes = 62914560\nsampled_sets = \"h200\""), "ok.toml");
+  CHECK(d.l2_sampled_sets == "h200");
+  // The stock profiles that name the sample still load.
+  CHECK(fasim::load_device("h200").l2_sampled_sets == "h200");
+  for (const char* f : {"/docs/results/h200-2026-11-21-measured.toml", "/docs/results/h200-2026-11-22-measured.toml"})
+    CHECK(fasim::load_device(std::string(FASIM_SOURCE_DIR) + f).l2_sampled_sets == "h200");
 }

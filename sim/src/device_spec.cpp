@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "fasim/error.hpp"
 #include "fasim/format.hpp"
@@ -33,6 +34,9 @@ struct KeySpec {
   // overflow the simulator's int64 products or allocate without end.
   double max;
   bool optional = false;  // may be left out (read with a default)
+  // Smallest value accepted (number() keys), far below any GPU: a rate of
+  // 5e-324 GB/s is finite and positive, yet makes times of inf or 70 digits.
+  double min = 0;
 };
 struct TableSpec {
   std::string_view name;
@@ -44,17 +48,17 @@ constexpr double kKiB = 1024, kMiB = kKiB * kKiB, kGiB = kMiB * kKiB, kTiB = kGi
 
 const std::vector<TableSpec>& schema() {
   static const std::vector<TableSpec> s = {
-      {"compute", {{"sm_count", true, "count", 4096}, {"clock_ghz", false, "GHz", 100}}},
+      {"compute", {{"sm_count", true, "count", 4096}, {"clock_ghz", false, "GHz", 100, false, 0.01}}},
       {"sram",
        {{"bytes_per_sm", true, "bytes", kGiB},
         {"bytes_per_block", true, "bytes", kGiB},
-        {"bandwidth_bytes_per_clock_per_sm", false, "bytes per clock", kMiB}}},
+        {"bandwidth_bytes_per_clock_per_sm", false, "bytes per clock", kMiB, false, 1}}},
       {"registers", {{"bytes_per_sm", true, "bytes", kGiB}, {"bytes_per_block", true, "bytes", kGiB}}},
       {"l2",
        {{"bytes", true, "bytes", kTiB},
         {"line_bytes", true, "bytes", kMiB},
         {"sector_bytes", true, "bytes", kMiB},
-        {"bandwidth_gbps", false, "GB/s", 1e9},
+        {"bandwidth_gbps", false, "GB/s", 1e9, false, 1},
         {"latency_ns", false, "ns", 1e9},
         {"partitions", true, "count", 1024, true},
         {"ways", true, "count", kL2MaxWays, true},
@@ -63,15 +67,15 @@ const std::vector<TableSpec>& schema() {
         {"sampled_sets", false, "a built-in sample's name", 4096, true}}},
       {"hbm",
        {{"bytes", true, "bytes", kPiB},
-        {"bandwidth_gbps", false, "GB/s", 1e9},
+        {"bandwidth_gbps", false, "GB/s", 1e9, false, 1},
         {"latency_ns", false, "ns", 1e9},
         {"background_write_mib_per_s", false, "MiB/s", 1e9, true}}},
       {"rates",
-       {{"matmul_tflops_fp32", false, "TFLOP/s", 1e9},
-        {"matmul_tflops_fp16", false, "TFLOP/s", 1e9},
-        {"matmul_tflops_bf16", false, "TFLOP/s", 1e9},
-        {"fp32_tflops", false, "TFLOP/s", 1e9},
-        {"exp_per_clock_per_sm", false, "exponentials per clock", 1e6},
+       {{"matmul_tflops_fp32", false, "TFLOP/s", 1e9, false, 0.001},
+        {"matmul_tflops_fp16", false, "TFLOP/s", 1e9, false, 0.001},
+        {"matmul_tflops_bf16", false, "TFLOP/s", 1e9, false, 0.001},
+        {"fp32_tflops", false, "TFLOP/s", 1e9, false, 0.001},
+        {"exp_per_clock_per_sm", false, "exponentials per clock", 1e6, false, 0.01},
         {"launch_overhead_us", false, "microseconds", 1e6}}},
       {"code_fetch",
        {{"naive_kib", false, "KiB", kMiB, true},
@@ -128,7 +132,8 @@ class Reader {
   std::int64_t integer(std::string_view table, std::string_view key) const {
     const auto [k, n] = lookup(table, key);
     if (!n->is_integer() || n->as_integer()->get() <= 0)
-      fail(k->source(), label(table, key) + " must be a positive integer, got " + toml_describe(*n));
+      fail(k->source(), label(table, key) + " must be a positive integer, got " + toml_describe(*n) + "; " +
+                            positive_fix(table, key));
     check_max(table, key, static_cast<double>(n->as_integer()->get()));
     return n->as_integer()->get();
   }
@@ -216,8 +221,10 @@ class Reader {
     const auto [k, n] = lookup(table, key);
     const auto v = n->is_number() ? n->value<double>() : std::nullopt;
     if (!v || !std::isfinite(*v) || *v <= 0)
-      fail(k->source(), label(table, key) + " must be a positive number, got " + toml_describe(*n));
+      fail(k->source(), label(table, key) + " must be a positive number, got " + toml_describe(*n) + "; " +
+                            positive_fix(table, key));
     check_max(table, key, *v);
+    check_min(table, key, *v);
     const double si = *v * scale;
     if (!std::isfinite(si) || si <= 0)
       fail(k->source(), label(table, key) + " (" + toml_describe(*n) +
@@ -238,9 +245,41 @@ class Reader {
                                                  "; no GPU comes near it, lower it");
   }
 
+  // Values below KeySpec::min are refused: no GPU is that slow, and such a
+  // rate makes times of inf or dozens of digits.
+  void check_min(std::string_view table, std::string_view key, double v) const {
+    const KeySpec& ks = key_spec(table, key);
+    if (v >= ks.min) return;
+    char min[32];
+    std::snprintf(min, sizeof min, "%g", ks.min);
+    fail(lookup(table, key).first->source(), label(table, key) + " must be at least " + min + " " +
+                                                 std::string(ks.unit) + ", got " +
+                                                 toml_describe(*lookup(table, key).second) +
+                                                 "; no GPU is that slow, give the device's real figure");
+  }
+
   // Position of a key, for consistency errors that involve it.
   const toml::source_region& pos(std::string_view table, std::string_view key) const {
     return lookup(table, key).first->source();
+  }
+
+  // The fix for a missing, zero or negative figure: what to give, with the
+  // H100's figure as an example where there is an obvious one.
+  static std::string positive_fix(std::string_view table, std::string_view key) {
+    static const std::map<std::pair<std::string_view, std::string_view>, std::string_view> example = {
+        {{"compute", "sm_count"}, "set it to the GPU's SM count, e.g. 132"},
+        {{"compute", "clock_ghz"}, "set it to the GPU's clock in GHz, e.g. 1.98"},
+        {{"l2", "bytes"}, "set it to the L2's size in bytes, e.g. 52428800"},
+        {{"l2", "line_bytes"}, "set it to the L2's line size, e.g. 128"},
+        {{"l2", "sector_bytes"}, "set it to the L2's sector size, e.g. 32"},
+        {{"l2", "partitions"}, "set it to the L2's partitions, e.g. 2, or leave it out for 1"},
+        {{"hbm", "bytes"}, "set it to the GPU's memory in bytes, e.g. 85899345920"},
+        {{"l2", "bandwidth_gbps"}, "set it to the L2's bandwidth in GB/s, e.g. 5500"},
+        {{"hbm", "bandwidth_gbps"}, "set it to the memory's bandwidth in GB/s, e.g. 3350"},
+    };
+    if (auto it = example.find({table, key}); it != example.end()) return std::string(it->second);
+    const KeySpec& ks = key_spec(table, key);
+    return "give the device's figure" + (ks.unit == "count" ? std::string() : " in " + std::string(ks.unit));
   }
 
   static std::string label(std::string_view table, std::string_view key) {
@@ -327,6 +366,34 @@ DeviceSpec read_device(const Reader& r) {
   return d;
 }
 
+// A built-in L2 set sample is the sets of one GPU's L2: its halves, ways and
+// 128-byte lines. Simulating a profile of another L2 on it would silently
+// run that GPU's cache, so the profile's [l2] must be that L2. ([l2] ways is
+// not compared: the count model's ways are a fit, e.g. 64 for the H200,
+// whose sample measured 16.)
+void check_sample_geometry(const Reader& r, const DeviceSpec& d) {
+  const auto sample = builtin_l2_set_sample(d.l2_sampled_sets);
+  if (!sample) return;  // sample_or_none() already refused unknown names
+  constexpr std::int64_t kSampleLine = 128, kSampleHalves = 2;
+  const std::int64_t bytes = kSampleHalves * sample->sets_per_half * sample->ways * kSampleLine;
+  auto size = [](std::int64_t b) {
+    char buf[48];
+    if (b % (1 << 20) == 0) std::snprintf(buf, sizeof buf, "%lld MiB", static_cast<long long>(b >> 20));
+    else std::snprintf(buf, sizeof buf, "%lld bytes", static_cast<long long>(b));
+    return std::string(buf);
+  };
+  std::string differs;
+  if (d.l2_bytes != bytes) differs = "is " + size(d.l2_bytes);
+  else if (d.l2_partitions != kSampleHalves) differs = "has " + std::to_string(d.l2_partitions) + " partition(s)";
+  else if (d.l2_line_bytes != kSampleLine) differs = "has " + std::to_string(d.l2_line_bytes) + "-byte lines";
+  if (differs.empty()) return;
+  r.fail(r.pos("l2", "sampled_sets"),
+         "[l2] sampled_sets '" + d.l2_sampled_sets + "' samples a " + size(bytes) + " L2 of " +
+             std::to_string(kSampleHalves) + " halves (" + with_commas(sample->sets_per_half) + " sets x " +
+             std::to_string(sample->ways) + " ways x " + std::to_string(kSampleLine) +
+             " B each); this profile's L2 " + differs + ": drop sampled_sets or make [l2] match");
+}
+
 // Relations between figures that the simulator relies on.
 void check_consistency(const Reader& r, const DeviceSpec& d) {
   auto not_above = [&](std::string_view table, std::int64_t block, std::int64_t sm) {
@@ -387,6 +454,7 @@ void check_consistency(const Reader& r, const DeviceSpec& d) {
     r.fail(r.pos("l2", "bytes"), "[l2] bytes (" + std::to_string(d.l2_bytes) + ") must be a multiple of " + line +
                                      " x [l2] partitions (" + std::to_string(d.l2_partitions) +
                                      "); each partition is a whole number of lines");
+  if (!d.l2_sampled_sets.empty()) check_sample_geometry(r, d);
 }
 
 std::string read_file(const std::string& path) { return read_input_file(path, "device file", "check the path"); }
