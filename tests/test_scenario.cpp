@@ -100,7 +100,11 @@ TEST_CASE("unknown scenario keys and tables are errors", "[scenario]") {
 }
 
 TEST_CASE("scenario values of the wrong type or range", "[scenario]") {
-  REQUIRE_THROWS_WITH(parse("[workload]\nN = -3"), "s.toml:2:1: [workload] N must be a positive integer, got -3");
+  REQUIRE_THROWS_WITH(parse("[workload]\nN = -3"),
+                      "s.toml:2:1: [workload] N must be a positive integer, got -3; write a whole number, e.g. N = 1024");
+  REQUIRE_THROWS_WITH(parse("[run]\nrow = -1"),
+                      "s.toml:2:1: [run] row must be a non-negative integer, got -1; write a whole number, e.g. row = 0");
+  REQUIRE_THROWS_WITH(parse("[mapping]\nbr = 0"), Contains("; write a whole number, e.g. br = 64"));
   REQUIRE_THROWS_WITH(parse("[workload]\nbatch = 0"), Contains("[workload] batch must be a positive integer, got 0"));
   REQUIRE_THROWS_WITH(parse("[workload]\nheads = 1.5"), Contains("[workload] heads must be a positive integer"));
   REQUIRE_THROWS_WITH(parse("[workload]\nd = \"64\""), Contains("[workload] d must be a positive integer, got \"64\""));

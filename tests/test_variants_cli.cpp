@@ -105,7 +105,8 @@ TEST_CASE("scenario files carry the variant keys", "[scenario][variants]") {
   CHECK(s.splits == 8);
   CHECK(s.algo == fasim::Algo::decode);
   REQUIRE_THROWS_WITH(fasim::parse_scenario("[workload]\nkv_heads = 0\n", "s.toml", ""),
-                      "s.toml:2:1: [workload] kv_heads must be a positive integer, got 0");
+                      "s.toml:2:1: [workload] kv_heads must be a positive integer, got 0; write a whole number, e.g. "
+                      "kv_heads = 1");
   REQUIRE_THROWS_WITH(fasim::parse_scenario("[workload]\ncausal = 1\n", "s.toml", ""),
                       "s.toml:2:1: [workload] causal must be true or false, got 1");
   REQUIRE_THROWS_WITH(fasim::parse_scenario("[mapping]\nsplits = -1\n", "s.toml", ""),

@@ -47,7 +47,7 @@ class Field {
   std::int64_t integer(std::int64_t min) const {
     if (!node_.is_integer() || node_.as_integer()->get() < min)
       fail(label_ + (min > 0 ? " must be a positive integer" : " must be a non-negative integer") + ", got " +
-           toml_describe(node_));
+           toml_describe(node_) + "; write a whole number, e.g. " + example(min));
     return node_.as_integer()->get();
   }
   bool boolean() const {
@@ -62,6 +62,17 @@ class Field {
   const std::string& label() const { return label_; }
 
  private:
+  // "N = 1024": the key (the label's last word) with a typical value.
+  std::string example(std::int64_t min) const {
+    const std::string key = label_.substr(label_.rfind(' ') + 1);
+    static const std::vector<std::pair<std::string_view, std::string_view>> typical = {
+        {"batch", "1"}, {"heads", "16"}, {"N", "1024"}, {"d", "64"}, {"kv_heads", "1"}, {"N_kv", "4096"},
+        {"br", "64"},   {"bc", "64"}};
+    for (const auto& [k, v] : typical)
+      if (key == k) return key + " = " + std::string(v);
+    return key + " = " + std::to_string(min);
+  }
+
   const std::string& origin_;
   std::string label_;
   const toml::key& key_;
