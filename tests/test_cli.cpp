@@ -507,7 +507,7 @@ TEST_CASE("fasim run: an overflow where the reference is finite is a warning wit
   CHECK(p.out.find("warning") == std::string::npos);
 }
 
-TEST_CASE("fasim: an output path that is a FIFO is refused and kept; a symlink's target is written", "[cli]") {
+TEST_CASE("fasim: an output FIFO is refused and kept and an output symlink keeps its link", "[cli]") {
   ScratchDir dir;
   const std::string fifo = dir.file("f");
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
