@@ -88,14 +88,19 @@ class TraceSink {
 /// flops_matmul, flops_other, exps, sram_bytes, register_bytes, has_row,
 /// row_m, row_l, cum_hbm_read_bytes, cum_hbm_write_bytes, ts_us, dur_us.
 /// The chrome sink puts index ... row_l in each "X" event's args (the time is
-/// the event's ts/dur), uses pid = kernel + 1 and one tid per block, numbered
-/// from 1 (Perfetto treats pid 0 and tid 0 specially; a kernel's writeback
-/// step, block -1, gets a thread named "L2 write-backs"), and adds counters
-/// stamped at each step's end: "HBM bytes" {read, write}, cumulative over the
-/// run, after every step that moved bytes; "SRAM bytes" {shared, registers}
-/// of the step's block, whenever it changes. Non-finite row_m/row_l (the
-/// running max starts at -inf) are written as the strings "-inf", "inf",
-/// "nan" in JSON; CSV writes them bare.
+/// the event's ts/dur, in microseconds), uses pid = kernel + 1 and one tid
+/// per block, numbered from 1 (Perfetto treats pid 0 and tid 0 specially).
+/// A block's stores, which run on while the block goes on, are on threads
+/// of their own, "block N stores" (and "block N stores 2", ... while several
+/// are in flight), so the slices on every thread nest. A kernel's writeback
+/// step, block -1, gets a thread named "L2 write-backs", and is left out if
+/// it wrote nothing back. Counters, per kernel: "HBM bytes" and "DRAM bytes"
+/// {read, write}, the kernel's bytes so far, from 0 at its first step's
+/// start, each step's counted at its end (so, by time, they never fall);
+/// "on-chip bytes" {shared, registers} of the step's block at its end,
+/// whenever it changes. Non-finite row_m/row_l (the running max starts at
+/// -inf) are written as the strings "-inf", "inf", "nan" in JSON; CSV writes
+/// them bare.
 std::unique_ptr<TraceSink> make_trace_sink(TraceFormat format, std::ostream& out);
 
 }  // namespace fasim
