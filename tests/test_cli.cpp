@@ -796,17 +796,10 @@ TEST_CASE("fasim run --trace writes a whole trace that reads back", "[cli]") {
     REQUIRE_NOTHROW(t = json::parse(text));
     REQUIRE(t.contains("traceEvents"));
     REQUIRE(t["traceEvents"].is_array());
-    std::int64_t complete = 0, writebacks = 0;
-    for (const json& e : t["traceEvents"]) {
-      if (e.value("ph", "") != "X") continue;
-      ++complete;
-      if (e["cat"] == "writeback") ++writebacks;
-    }
-    // one slice per step, less the kernels' writeback steps that wrote
-    // nothing back (left out: they would be empty slices)
-    const auto kernels = static_cast<std::int64_t>(j["kernels"].size());
-    CHECK(writebacks <= kernels);
-    CHECK(complete == steps - (kernels - writebacks));
+    std::int64_t complete = 0;
+    for (const json& e : t["traceEvents"])
+      if (e.value("ph", "") == "X") ++complete;
+    CHECK(complete == steps);
   } else {
     // one line per step after the meta line / the CSV header
     CHECK(static_cast<std::int64_t>(fasim::test::split_lines(text).size()) == steps + 1);
@@ -814,17 +807,10 @@ TEST_CASE("fasim run --trace writes a whole trace that reads back", "[cli]") {
 
   std::vector<fasim::TraceRecord> records;
   REQUIRE_NOTHROW(records = fasim::read_trace(path));
+  REQUIRE(static_cast<std::int64_t>(records.size()) == steps);
   std::int64_t read = 0, written = 0, l2_read = 0, l2_hit = 0, dram_read = 0, fabric = 0;
-  // The chrome trace leaves out writeback steps that wrote nothing back: a
-  // kernel's last step, so each gap is one step, where a kernel ends.
-  std::int64_t expected_index = 0;
   for (std::size_t i = 0; i < records.size(); ++i) {
-    if (format == "chrome" && records[i].index == expected_index + 1) {
-      CHECK((i == 0 || records[i - 1].kind != "writeback"));
-      CHECK((i > 0 && records[i - 1].kernel + 1 == records[i].kernel));
-      ++expected_index;
-    }
-    CHECK(records[i].index == expected_index++);
+    CHECK(records[i].index == static_cast<std::int64_t>(i));
     read += records[i].hbm_read_bytes;
     written += records[i].hbm_write_bytes;
     l2_read += records[i].l2_read_bytes;
@@ -843,13 +829,7 @@ TEST_CASE("fasim run --trace writes a whole trace that reads back", "[cli]") {
   CHECK(fabric == j["l2"]["fabric_bytes"].get<std::int64_t>());
   CHECK(records.back().cum_hbm_read_bytes == read);
   CHECK(records.back().cum_hbm_write_bytes == written);
-  CHECK(expected_index >= steps - 1);  // at most the last step left out
-  CHECK(expected_index <= steps);
-  if (format == "chrome") CHECK((records.back().kind == "writeback") == (expected_index == steps));
-  if (format != "chrome") {
-    CHECK(static_cast<std::int64_t>(records.size()) == steps);
-    CHECK(records.back().kind == "writeback");  // each kernel ends with the L2's step
-  }
+  CHECK(records.back().kind == "writeback");  // each kernel ends with the L2's step
 
   SECTION("the summary names the trace, and a rerun replaces it whole") {
     std::vector<std::string> again = {"run", "--trace", path, "--trace-format", format};
@@ -890,9 +870,7 @@ TEST_CASE("fasim run --trace: the steps' DRAM writes add up to the run's, the ke
     CHECK(r.block == -1);
     CHECK(r.hbm_read_bytes + r.hbm_write_bytes == 0);
   }
-  // Kernel 1's writeback step wrote nothing back: the chrome trace leaves
-  // its slice out.
-  CHECK(ends == (format == "chrome" ? std::vector<int>{0, 2} : std::vector<int>{0, 1, 2}));
+  CHECK(ends == std::vector<int>{0, 1, 2});
   CHECK(at_ends > 0);
   CHECK(dram_written == j["dram"]["write_bytes"].get<std::int64_t>());
   if (format == "chrome") {  // each kernel's "DRAM bytes" track ends at the kernel's total

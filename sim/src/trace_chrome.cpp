@@ -65,12 +65,6 @@ class ChromeSink final : public TraceSink {
     // sample (only if the steps came out of order) counts at that sample.
     if (moved.any_hbm() || moved.any_dram()) pending_[std::max(end, last_sample_us_)] += moved;
 
-    // The L2's writeback step with nothing written back would be an empty
-    // zero-length slice on a track of its own: left out.
-    if (s.kind == StepKind::writeback && !moved.any_hbm() && !moved.any_dram()) {
-      flush_line();
-      return;
-    }
     const std::int64_t tid = thread_of(s, pid, lane_of(s, t.start_us, end));
     std::string args;
     Object a(args);

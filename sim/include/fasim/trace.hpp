@@ -93,8 +93,8 @@ class TraceSink {
 /// A block's stores, which run on while the block goes on, are on threads
 /// of their own, "block N stores" (and "block N stores 2", ... while several
 /// are in flight), so the slices on every thread nest. A kernel's writeback
-/// step, block -1, gets a thread named "L2 write-backs", and is left out if
-/// it wrote nothing back. Counters, per kernel: "HBM bytes" and "DRAM bytes"
+/// step, block -1, gets a thread named "L2 write-backs" (a zero-length
+/// slice when it wrote nothing back, so step numbers stay whole). Counters, per kernel: "HBM bytes" and "DRAM bytes"
 /// {read, write}, the kernel's bytes so far, from 0 at its first step's
 /// start, each step's counted at its end (so, by time, they never fall);
 /// "on-chip bytes" {shared, registers} of the step's block at its end,
