@@ -54,9 +54,9 @@ std::string ProcessResult::describe() const {
 }
 
 ChildProcess::ChildProcess(const std::string& program, const std::vector<std::string>& args,
-                           std::optional<std::string> stdin_text) {
+                           std::optional<std::string> stdin_text, std::optional<std::string> stdout_path) {
   int in_pipe[2] = {-1, -1}, out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) fail("pipe2");
+  if (!stdout_path && ::pipe2(out_pipe, O_CLOEXEC) != 0) fail("pipe2");
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) fail("pipe2");
   if (stdin_text && ::pipe2(in_pipe, O_CLOEXEC) != 0) fail("pipe2");
 
@@ -66,7 +66,11 @@ ChildProcess::ChildProcess(const std::string& program, const std::vector<std::st
     posix_spawn_file_actions_adddup2(&actions, in_pipe[0], STDIN_FILENO);
   else
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
+  if (stdout_path)
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path->c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                     0644);
+  else
+    posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], STDERR_FILENO);
 
   // The test runner may have inherited SIGINT ignored (e.g. a background job
@@ -229,6 +233,12 @@ ProcessResult ChildProcess::wait(std::chrono::milliseconds timeout) {
 ProcessResult run_fasim(const std::vector<std::string>& args, std::optional<std::string> stdin_text,
                         std::chrono::milliseconds timeout) {
   ChildProcess child(FASIM_BINARY, args, std::move(stdin_text));
+  return child.wait(timeout);
+}
+
+ProcessResult run_fasim_stdout_to(const std::string& stdout_path, const std::vector<std::string>& args,
+                                  std::chrono::milliseconds timeout) {
+  ChildProcess child(FASIM_BINARY, args, std::nullopt, stdout_path);
   return child.wait(timeout);
 }
 

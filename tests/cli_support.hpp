@@ -36,8 +36,11 @@ class ChildProcess {
   /// @brief Starts `program` with `args` (argv[1..]). Without `stdin_text`
   /// the child's stdin is /dev/null; with it, the text is fed through a pipe
   /// that is then closed. Either way stdin is not a terminal.
+  /// With `stdout_path`, the child's stdout is that file (opened for
+  /// writing, e.g. /dev/full) instead of a pipe, and result.out stays empty.
   ChildProcess(const std::string& program, const std::vector<std::string>& args,
-               std::optional<std::string> stdin_text = std::nullopt);
+               std::optional<std::string> stdin_text = std::nullopt,
+               std::optional<std::string> stdout_path = std::nullopt);
   /// @brief Kills (SIGKILL) and reaps the child if wait() was not called.
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
@@ -62,6 +65,11 @@ class ChildProcess {
 ProcessResult run_fasim(const std::vector<std::string>& args,
                         std::optional<std::string> stdin_text = std::nullopt,
                         std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+/// @brief Runs the fasim binary with `args`, its stdout the file `stdout_path`
+/// (e.g. /dev/full), and waits for it; result.out is empty.
+ProcessResult run_fasim_stdout_to(const std::string& stdout_path, const std::vector<std::string>& args,
+                                  std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
 /// @brief How long a fasim run that predicts whole recorded sweeps again may
 /// take before a test counts it as hung. Such runs took 62 to 121 s on a

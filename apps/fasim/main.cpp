@@ -1,6 +1,11 @@
 // fasim: watch attention move bytes through a GPU.
 // Bad input -> one line on stderr and exit code 2; Ctrl-C -> no partial files.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -14,7 +19,36 @@
 #include "help_format.hpp"
 #include "parse_error.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+// Everything a command printed must reach stdout: a full disk or a closed
+// file shows only when the buffer is flushed, so flush it here and say so
+// (one line, exit 2) instead of exiting 0 with the output lost.
+int flushed(int rc) {
+  errno = 0;  // a failed flush says why here; a flush that failed earlier, mid-run, may not
+  std::cout.flush();
+  const bool flush_failed = std::fflush(stdout) != 0;
+  int err = errno;
+  if (err == 0 && (std::ferror(stdout) || !std::cout) && ::write(STDOUT_FILENO, "", 0) < 0)
+    err = errno;  // it failed mid-run and errno has moved on: an empty write asks again, writing nothing
+  if ((flush_failed || std::ferror(stdout) || !std::cout) && rc != 2) {  // 2: its error line is out already
+    std::cerr << "fasim: error: cannot write to standard output: "
+              << (err != 0 ? std::strerror(err) : "a write failed")
+              << "; check the disk or file it is redirected to\n";
+    return 2;
+  }
+  return rc;
+}
+
+int run(int argc, char** argv);
+
+}  // namespace
+
+int main(int argc, char** argv) { return flushed(run(argc, argv)); }
+
+namespace {
+
+int run(int argc, char** argv) {
   fasim::AtomicFile::install_interrupt_cleanup();  // Ctrl-C leaves no partial file
 
   CLI::App app{"fasim: simulate how attention moves bytes through a GPU's memory hierarchy"};
@@ -86,3 +120,5 @@ int main(int argc, char** argv) {
   }
   return 2;
 }
+
+}  // namespace
