@@ -67,7 +67,8 @@ Action add_gpu_calibrate(CLI::App& gpu) {
       "Use the file with --device FILE.toml. A file written into configs/devices/ becomes a built-in\n"
       "profile at the next build.");
 
-  return [a]() -> int {
+  return [a, sub]() -> int {
+    [[maybe_unused]] const bool to_file = file_flag_given(*sub, "--out", a->out, "configs/devices/mygpu-measured.toml");
     require_gpu();
 #if FASIM_HAVE_CUDA
     // Refuse a stock profile or someone else's file, and open the output
@@ -75,7 +76,7 @@ Action add_gpu_calibrate(CLI::App& gpu) {
     cuda::Calibration who;
     who.gpu = cuda::gpu_info().name;
     who.stock = cuda::stock_profile_for(who.gpu);
-    const std::string path = a->out.empty() ? cuda::default_out_path(who) : a->out;
+    const std::string path = to_file ? a->out : cuda::default_out_path(who);
     if (auto why = cuda::refuse_out_path(path)) throw UserError(*why);
     AtomicFile file(path);
     cuda::CalibrateOptions o;

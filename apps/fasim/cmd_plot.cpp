@@ -58,7 +58,8 @@ Action add_plot(CLI::App& app) {
       "  gpu-bench   TFLOP/s against N for fasim's kernels and PyTorch's, a panel per d and mask,\n"
       "              from the CSV scripts/gpu-bench.sh writes (docs/results/*-gpu-bench.csv).");
 
-  return [a] {
+  return [a, sub] {
+    const bool to_file = file_flag_given(*sub, "--out", a->out, "figure.svg");
     const auto figure = parse_figure(a->figure);
     if (!figure)
       throw UserError("unknown figure '" + a->figure + "'; use --figure with one of " + std::string(kFigureNames));
@@ -66,7 +67,7 @@ Action add_plot(CLI::App& app) {
     const std::string origin = a->inputs.size() == 1 ? a->inputs[0] : a->inputs[0] + " and " +
                                                                            std::to_string(a->inputs.size() - 1) + " more";
     const std::string svg = render_svg(make_figure_panels(*figure, rows, origin, a->device));
-    if (a->out.empty()) {
+    if (!to_file) {
       std::cout << svg;
       return 0;
     }

@@ -28,13 +28,16 @@ Action add_run(CLI::App& app) {
   sub->add_option("--trace", args->trace, "Write every step to FILE (Chrome trace: open in Perfetto)");
   sub->add_option("--trace-format", args->trace_format, "Trace format: chrome | jsonl | csv (default chrome)");
 
-  return [args] {
+  return [args, sub] {
+    const bool traced = file_flag_given(*sub, "--trace", args->trace, "run.json");
     if (!parse_trace_format(args->trace_format))
       throw UserError("unknown trace format '" + args->trace_format +
                       "'; use --trace-format chrome, jsonl or csv");
+    if (sub->count("--trace-format") > 0 && !traced)
+      throw UserError("--trace-format goes with --trace FILE; add --trace");
     const RunConfig c = resolve(args->flags);
     Simulation sim(c.device, c.workload, c.mapping, c.options);
-    if (!args->trace.empty()) {
+    if (traced) {
       TraceWriter trace(args->trace, args->trace_format, sim);
       while (sim.next()) trace.step(sim);
       trace.commit();
@@ -47,7 +50,7 @@ Action add_run(CLI::App& app) {
       std::cout << report_json(sim, num).dump(2) << "\n";
     } else {
       print_summary(std::cout, sim, num);
-      if (!args->trace.empty()) std::cout << "trace       " << args->trace << " (" << args->trace_format << ")\n";
+      if (traced) std::cout << "trace       " << args->trace << " (" << args->trace_format << ")\n";
     }
     return 0;
   };

@@ -4,10 +4,24 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+
+#include "fasim/error.hpp"
 
 namespace fasim::cli {
 
 using Action = std::function<int()>;
+
+/// @brief Whether `flag`, which names a file, was given to `sub`. Given with
+/// an empty name (`--out ""`) it throws: an empty name must not read as "no
+/// file" (a lost trace, a table on stdout). `example` is a file name to show.
+inline bool file_flag_given(const CLI::App& sub, const std::string& flag, const std::string& path,
+                            const std::string& example) {
+  if (sub.count(flag) == 0) return false;
+  if (path.empty())
+    throw UserError(flag + " was given an empty file name; give one, e.g. " + flag + " " + example);
+  return true;
+}
 
 /// @brief `fasim run`: one forward pass, summary or --json, optional --trace.
 Action add_run(CLI::App& app);
