@@ -515,10 +515,18 @@ Action add_compare(CLI::App& app) {
       "run on (no NVIDIA driver, or a build without CUDA).");
 
   return [a, sub]() -> int {
-    if (!a->recorded.empty()) {
+    const bool misses = file_flag_given(*sub, "--misses", a->misses, "misses.csv");
+    const bool to_file = file_flag_given(*sub, "--out", a->out, "compare.csv");
+    if (file_flag_given(*sub, "--recorded", a->recorded, "docs/results/NAME-sweep.csv")) {
       if (a->sweep) throw UserError("--recorded predicts a recorded run again; leave out --sweep");
       if (a->causal)
         throw UserError("--causal does not go with --recorded (recorded sweeps are not causal); drop --causal");
+      // Flags of a GPU run or of the simulated mapping that a recorded run
+      // fixes: repredict() reads each point's settings from the file alone.
+      for (const char* flag : {"--double-buffer", "--scenario", "--seed", "--no-numerics", "--runs", "--counter-runs",
+                               "--placements"})
+        if (sub->count(flag) > 0)
+          throw UserError(std::string(flag) + " does not go with --recorded (the recorded file fixes the run); drop it");
       RecordedSelection sel;
       sel.csv = a->recorded;
       sel.device = a->device;
@@ -534,11 +542,11 @@ Action add_compare(CLI::App& app) {
                           "), or leave " + flag + " out for all points");
         sel.filters.emplace_back(flag, *value);
       }
-      return compare_recorded(sel, a->misses, a->out, a->json);
+      return compare_recorded(sel, misses ? a->misses : "", to_file ? a->out : "", a->json);
     }
-    if (!a->misses.empty()) throw UserError("--misses goes with --recorded FILE.csv");
+    if (misses) throw UserError("--misses goes with --recorded FILE.csv");
     if (a->json && a->sweep) throw UserError("--json and --sweep do not go together; --sweep writes CSV");
-    if (!a->out.empty() && !a->sweep)
+    if (to_file && !a->sweep)
       throw UserError("--out goes with --sweep or --recorded; without them the table goes to stdout");
     if (a->causal && a->sweep)
       throw UserError("--causal does not go with --sweep (the sweep CSV has no causal column); compare causal "
