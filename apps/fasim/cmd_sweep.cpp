@@ -70,12 +70,13 @@ Action add_sweep(CLI::App& app) {
       "run the same command with --resume to finish. Draw the rows with `fasim plot`.");
 
   return [a, sub] {
-    std::optional<TableFormat> format = a->out.empty() ? TableFormat::csv : table_format_for(a->out);
+    const bool to_file = file_flag_given(*sub, "--out", a->out, "sweep.csv");
+    std::optional<TableFormat> format = to_file ? table_format_for(a->out) : TableFormat::csv;
     if (sub->count("--format") > 0) {
       format = parse_table_format(a->format);
       if (!format) throw UserError("unknown format '" + a->format + "'; use --format csv or jsonl");
     }
-    if (a->resume && a->out.empty())
+    if (a->resume && !to_file)
       throw UserError("--resume needs --out FILE, the file of the interrupted sweep; add --out");
     const SweepSpec spec = build_spec(*a, *sub);
     const std::size_t jobs = parse_jobs(*a, *sub, default_jobs());
@@ -87,7 +88,7 @@ Action add_sweep(CLI::App& app) {
       for (const auto& r : rows) resumed += r ? 1 : 0;
     }
     std::optional<AtomicFile> file;
-    if (!a->out.empty()) file.emplace(a->out);  // an unwritable path fails now, not after the sweep
+    if (to_file) file.emplace(a->out);  // an unwritable path fails now, not after the sweep
 
     ProgressBar bar(spec);
     const StopSignals stop;  // from here Ctrl-C stops the sweep; finished rows are written below
@@ -98,6 +99,14 @@ Action add_sweep(CLI::App& app) {
       file.reset();  // removes the temporary
       std::cerr << "fasim: sweep interrupted before the first point finished; nothing written\n";
       std::_Exit(130);  // the abandoned point may still be running: leave without unwinding
+    }
+    std::size_t errors = 0;  // points that failed (tiles that do not fit, a size too large)
+    for (std::size_t r = 0; r < table.size(); ++r) errors += table.at(r, "error").is_null() ? 0 : 1;
+    if (complete && errors > 0 && errors == table.size()) {  // no point ran: a table of errors is no answer
+      file.reset();  // removes the temporary; a file being resumed stays as it was
+      throw UserError((table.size() == 1 ? std::string("the sweep's one point failed: ")
+                                         : "all " + std::to_string(table.size()) + " points of the sweep failed; the first: ") +
+                      table.text(0, "error"));
     }
     if (file) {
       write_table(file->stream(), table, *format);
@@ -114,9 +123,12 @@ Action add_sweep(CLI::App& app) {
       std::cerr.flush();
       std::_Exit(130);
     }
+    if (errors > 0) {  // some points ran: keep their rows, and say that the others are missing
+      std::cout.flush();
+      std::cerr << "fasim: warning: " << errors << " of " << points_text(table.size())
+                << " failed; their rows hold an 'error' cell saying why and what to change\n";
+    }
     if (!file) return 0;
-    std::size_t errors = 0;
-    for (std::size_t r = 0; r < table.size(); ++r) errors += table.at(r, "error").is_null() ? 0 : 1;
     std::cout << "sweep: " << points_text(table.size());
     if (resumed > 0) std::cout << " (" << resumed << " already in " << a->out << ")";
     if (errors > 0) std::cout << " (" << errors << " with an error; see the 'error' column)";
