@@ -116,6 +116,17 @@ int list(const std::string& dir, const TextStyle& style) {
   return 0;
 }
 
+// What to say for a lesson number that no lesson file can have (-1, 9999).
+std::string no_such_lesson(const std::string& dir, const std::string& which) {
+  const auto entries = list_lessons(dir);
+  if (entries.empty())
+    return "there is no lesson " + which + ": '" + dir + "' holds no lessons (files named NN-slug.md); give --lessons DIR";
+  const auto [lo, hi] = std::minmax_element(entries.begin(), entries.end(),
+                                            [](const LessonEntry& x, const LessonEntry& y) { return x.number < y.number; });
+  return "there is no lesson " + which + "; the lessons are " + std::to_string(lo->number) + " to " +
+         std::to_string(hi->number) + ": run 'fasim lesson' to list them";
+}
+
 }  // namespace
 
 Action add_lesson(CLI::App& app) {
@@ -141,7 +152,8 @@ Action add_lesson(CLI::App& app) {
     const std::string dir = lessons_dir(*args);
     const bool has_answers = args->app->count("--answers") > 0;
     if (has_answers && !args->check) throw UserError("--answers goes with --check; add --check");
-    if (!args->out.empty() && !args->markdown) throw UserError("--out goes with --markdown; add --markdown");
+    const bool to_file = file_flag_given(*args->app, "--out", args->out, "lesson.md");
+    if (to_file && !args->markdown) throw UserError("--out goes with --markdown; add --markdown");
     if (args->markdown && (args->check || args->automatic))
       throw UserError("--markdown prints the lesson for the docs; leave out --check and --auto");
     if (args->which.empty()) {
@@ -153,7 +165,11 @@ Action add_lesson(CLI::App& app) {
     std::string path;
     if (args->which.ends_with(".md") || args->which.find('/') != std::string::npos) {
       path = args->which;
-    } else if (args->which.find_first_not_of("0123456789") == std::string::npos && args->which.size() <= 3) {
+    } else if (const std::size_t sign = args->which.starts_with('-') ? 1 : 0;
+               args->which.size() > sign && args->which.find_first_not_of("0123456789", sign) == std::string::npos) {
+      const std::size_t digits = args->which.size() - std::min(args->which.find_first_not_of('0'), args->which.size() - 1);
+      if (sign == 1 || digits > 3)  // a number, but none a lesson file can have: -1, 9999
+        throw UserError(no_such_lesson(dir, args->which));
       path = find_lesson(dir, std::stoi(args->which));
     } else {
       throw UserError("lesson '" + args->which +
@@ -166,7 +182,7 @@ Action add_lesson(CLI::App& app) {
       char id[32];
       std::snprintf(id, sizeof id, "lesson-%02d", lesson.number < 0 ? 0 : lesson.number);
       const std::string page = lesson_markdown(lesson, reports, id);
-      if (args->out.empty()) {
+      if (!to_file) {
         std::cout << page;
       } else {
         AtomicFile file(args->out);

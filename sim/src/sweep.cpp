@@ -115,7 +115,11 @@ std::vector<std::string> parse_name_list(std::string_view flag, std::string_view
   std::vector<std::string> out;
   for (std::string_view item : split(text, ',')) {
     if (item.empty())
-      bad(flag, text, "an empty item in the list", "write names separated by commas, e.g. naive,flash2");
+      bad(flag, text, "an empty item in the list",
+          flag == "--algo"    ? "write names separated by commas, e.g. naive,flash2"
+          : flag == "--dtype" ? "write names separated by commas, e.g. fp16,fp32"
+          : flag == "--l2"    ? "write names separated by commas, e.g. cold,warm"
+                              : "write names separated by commas, e.g. h100,a100");
     out.emplace_back(item);
   }
   return out;
