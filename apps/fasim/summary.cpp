@@ -120,7 +120,7 @@ void print_summary(std::ostream& os, const Simulation& sim, const std::optional<
                 t.seconds > 0 ? static_cast<double>(c.dram_read_bytes + c.dram_write_bytes) / t.seconds / 1e9 : 0.0);
   os << line;
   for (const KernelTime& k : t.kernels) {
-    std::snprintf(line, sizeof line, "  %-22s %13s  %-7s  %lld %s, %lld per SM, %lld %s\n",
+    std::snprintf(line, sizeof line, "  %-22s %13s  %-7s  %lld %s, up to %lld per SM, %lld %s\n",
                   std::string(k.name).c_str(), micros(k.seconds(), 3).c_str(), std::string(name(k.bound)).c_str(),
                   static_cast<long long>(k.grid), plural(k.grid, "block").c_str(),
                   static_cast<long long>(k.blocks_per_sm), static_cast<long long>(k.waves),
