@@ -210,6 +210,60 @@ TEST_CASE("every command-line error path: exit 2, one line, the problem and the 
        "--input-scale 300"},
       {"--input-scale of zero", {"run", "--input-scale", "0"}, "--input-scale takes one positive number or three",
        "--input-scale 1,1,1e30"},
+      // A file flag given an empty name: never read as "no file" (issue: a lost trace, a table on stdout).
+      {"run: --trace with an empty name", {"run", "--N", "64", "--trace", ""}, "--trace was given an empty file name",
+       "give one, e.g. --trace run.json"},
+      {"sweep: --out with an empty name", {"sweep", "--N", "64", "--out", ""}, "--out was given an empty file name",
+       "give one, e.g. --out sweep.csv"},
+      {"plot: --out with an empty name", {"plot", dir.file("one_tile.csv"), "--figure", "roofline", "--out", ""},
+       "--out was given an empty file name", "give one, e.g. --out figure.svg"},
+      {"lesson: --out with an empty name", {"lesson", "1", "--markdown", "--out", ""},
+       "--out was given an empty file name", "give one, e.g. --out lesson.md"},
+      {"compare: --recorded with an empty name", {"compare", "--recorded", ""},
+       "--recorded was given an empty file name", "give one, e.g. --recorded"},
+      {"compare --recorded: --out with an empty name",
+       {"compare", "--recorded", dir.file("rec_ok.csv"), "--device", "h200", "--out", ""},
+       "--out was given an empty file name", "give one, e.g. --out"},
+      {"compare --recorded: --misses with an empty name",
+       {"compare", "--recorded", dir.file("rec_ok.csv"), "--device", "h200", "--misses", ""},
+       "--misses was given an empty file name", "give one, e.g. --misses"},
+      {"compare --sweep: --out with an empty name", {"compare", "--sweep", "--out", ""},
+       "--out was given an empty file name", "give one, e.g. --out"},
+      // A flag that only means something beside another.
+      {"run: --trace-format without --trace", {"run", "--N", "64", "--trace-format", "csv"},
+       "--trace-format goes with --trace FILE", "add --trace"},
+      // compare --recorded: flags of a GPU run or a mapping the recorded file fixes
+      {"compare --recorded: --double-buffer", {"compare", "--recorded", dir.file("rec_ok.csv"), "--double-buffer"},
+       "--double-buffer does not go with --recorded (the recorded file fixes the run)", "drop it"},
+      {"compare --recorded: --scenario",
+       {"compare", "--recorded", dir.file("rec_ok.csv"), "--scenario", dir.file("rec_ok.csv")},
+       "--scenario does not go with --recorded", "drop it"},
+      {"compare --recorded: --seed", {"compare", "--recorded", dir.file("rec_ok.csv"), "--seed", "7"},
+       "--seed does not go with --recorded", "drop it"},
+      {"compare --recorded: --no-numerics", {"compare", "--recorded", dir.file("rec_ok.csv"), "--no-numerics"},
+       "--no-numerics does not go with --recorded", "drop it"},
+      {"compare --recorded: --runs", {"compare", "--recorded", dir.file("rec_ok.csv"), "--runs", "50"},
+       "--runs does not go with --recorded", "drop it"},
+      {"compare --recorded: --counter-runs", {"compare", "--recorded", dir.file("rec_ok.csv"), "--counter-runs", "3"},
+       "--counter-runs does not go with --recorded", "drop it"},
+      {"compare --recorded: --placements", {"compare", "--recorded", dir.file("rec_ok.csv"), "--placements", "8"},
+       "--placements does not go with --recorded", "drop it"},
+      // sweep: no point ran, so there is no table to write
+      {"sweep: its one point's tiles do not fit", {"sweep", "--br", "4096"},
+       "the sweep's one point failed: flash2 tiles Br=4096, Bc=4096", "largest that fit"},
+      {"sweep: its one point is too large", {"sweep", "--N", "16777217", "--out", dir.file("big.csv")},
+       "the sweep's one point failed: N=16777217 is too large", "up to 16,777,216"},
+      {"sweep: every point fails", {"sweep", "--br", "4096,8192", "--out", dir.file("none.jsonl")},
+       "all 2 points of the sweep failed; the first: flash2 tiles Br=4096", "largest that fit"},
+      // lesson numbers no lesson has, and the examples of a list with an empty item
+      {"lesson: a number past the last", {"lesson", "9999"}, "there is no lesson 9999; the lessons are 0 to",
+       "run 'fasim lesson' to list them"},
+      {"lesson: a negative number", {"lesson", "-1"}, "there is no lesson -1; the lessons are 0 to",
+       "run 'fasim lesson' to list them"},
+      {"sweep: an empty device name", {"sweep", "--device", ","}, "--device ',': an empty item in the list",
+       "e.g. h100,a100"},
+      {"sweep: an empty algorithm name", {"sweep", "--algo", "flash2,"}, "--algo 'flash2,': an empty item in the list",
+       "e.g. naive,flash2"},
       {"compare: more than 100,000 points",
        {"compare", "--sweep", "--N", "1:100000:+1", "--algo", "naive,flash2"}, "more than 100000 points",
        "use fewer values"},
@@ -218,6 +272,54 @@ TEST_CASE("every command-line error path: exit 2, one line, the problem and the 
     DYNAMIC_SECTION(c.what) { require_one_line_error(run_fasim(c.args), c); }
   }
   CHECK(dir.entries() == before);  // nothing written by any of them
+}
+
+TEST_CASE("output that cannot be written: exit 2, one line naming standard output", "[errors][cli]") {
+  if (!std::filesystem::exists("/dev/full")) {
+    WARN("skipped: /dev/full does not exist here, so a full standard output cannot be made");
+    return;
+  }
+  ScratchDir dir;
+  const ProcessResult made = run_fasim({"sweep", "--N", "256,512", "--out", dir.file("s.csv")});
+  REQUIRE(made.exit_code == 0);
+  const std::vector<std::vector<std::string>> commands = {
+      {"run", "--N", "64"},
+      {"run", "--N", "64", "--json"},
+      {"sweep", "--N", "64"},
+      {"devices"},
+      {"step", "--all", "--N", "64"},
+      {"step", "--all", "--N", "2048"},  // more than a buffer: the write fails mid-run
+      {"lesson"},
+      {"plot", dir.file("s.csv"), "--figure", "bytes-vs-n"},
+      {"--help"},
+  };
+  for (const auto& args : commands) {
+    std::string what;  // without the scratch directory, whose name changes at each pass of the test case
+    for (const std::string& a : args)
+      what += (what.empty() ? "" : " ") + (a.find('/') == std::string::npos ? a : std::string("FILE"));
+    DYNAMIC_SECTION(what) {
+      const ProcessResult r = fasim::test::run_fasim_stdout_to("/dev/full", args);
+      INFO(r.describe());
+      REQUIRE_FALSE(r.timed_out);
+      CHECK(r.exit_code == 2);
+      CHECK(r.err == "fasim: error: cannot write to standard output: No space left on device; check the disk or "
+                     "file it is redirected to\n");
+    }
+  }
+}
+
+TEST_CASE("a sweep in which some points fail keeps the rest and says how many failed", "[errors][cli]") {
+  ScratchDir dir;
+  ProcessResult r = run_fasim({"sweep", "--N", "256", "--br", "64,4096"});
+  INFO(r.describe());
+  CHECK(r.exit_code == 0);
+  CHECK(fasim::test::split_lines(r.out).size() == 3);  // the header and both rows, one with an error cell
+  CHECK(r.err == "fasim: warning: 1 of 2 points failed; their rows hold an 'error' cell saying why and what to change\n");
+  r = run_fasim({"sweep", "--N", "256", "--br", "64,4096", "--out", dir.file("s.csv")});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "sweep: 2 points (1 with an error; see the 'error' column) -> " + dir.file("s.csv") + "\n");
+  CHECK_THAT(r.err, Contains("1 of 2 points failed"));
+  CHECK(read_table(dir.file("s.csv")).size() == 2);
 }
 
 TEST_CASE("CLI11's parse errors in fasim's words: exit 2, one line, the problem and the fix", "[errors][cli]") {
