@@ -281,10 +281,13 @@ L2Access LineL2::read(const LineRequest& r, std::int64_t sectors) {
 }
 
 std::int64_t LineL2::take_writebacks() {
+  bool any = false;
   for (Layout& l : layouts_) {
+    any = any || l.wb > 0;
     l.written += l.wb * kLine;
     l.wb = 0;
   }
+  if (!any) return 0;  // no layout's write-backs moved, so neither did their median
   const auto target = std::llround(median([](const Layout& l) { return l.written; }));
   const std::int64_t bytes = std::max<std::int64_t>(0, target - reported_written_);
   reported_written_ += bytes;
