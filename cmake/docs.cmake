@@ -64,7 +64,8 @@ file(GENERATE OUTPUT ${FASIM_DOCS_GEN}/course.md CONTENT "${course}")
 
 # Pages first (their order is the tree's), then the public headers.
 set(inputs ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/design.md ${FASIM_DOCS_GEN}/course.md
-    ${FASIM_LESSON_PAGES} ${PROJECT_SOURCE_DIR}/docs/timing-model.md ${PROJECT_SOURCE_DIR}/docs/variants.md
+    ${FASIM_LESSON_PAGES} ${PROJECT_SOURCE_DIR}/docs/timing-model.md ${PROJECT_SOURCE_DIR}/docs/fidelity.md
+    ${PROJECT_SOURCE_DIR}/docs/variants.md
     ${PROJECT_SOURCE_DIR}/lessons/README.md ${PROJECT_SOURCE_DIR}/docs/results/README.md
     ${PROJECT_SOURCE_DIR}/sim/include/fasim
     ${PROJECT_SOURCE_DIR}/cuda/include/fasim)
