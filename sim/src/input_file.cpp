@@ -39,6 +39,9 @@ std::string read_input_file(const std::string& path, std::string_view what, std:
     if (text.size() > kMaxInputFileBytes) throw fail(too_large);  // it grew while being read
   }
   if (std::ferror(f.get())) throw fail(std::strerror(errno != 0 ? errno : EIO));
+  // A UTF-8 byte order mark, which some editors and spreadsheets put first,
+  // is not part of the text: without this, a CSV's header would not match.
+  if (text.starts_with(kUtf8Bom)) text.erase(0, kUtf8Bom.size());
   return text;
 }
 

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "fasim/error.hpp"
+#include "fasim/input_file.hpp"
 #include "fasim/step.hpp"
 #include "fasim/tensor.hpp"
 #include "trace_reader_detail.hpp"
@@ -111,8 +112,12 @@ std::vector<TraceRecord> read_trace(const std::string& path) {
     throw UserError("cannot read trace '" + path + "': " + std::system_category().message(err) +
                     "; check the path");
   }
-  const std::string first = first_line(in, 1 << 20);
+  std::string first = first_line(in, 1 << 20);
   if (first.empty() && in.eof()) fail_at(path, 1, 0, "the file is empty");
+  // A UTF-8 byte order mark (an editor's or spreadsheet's) is not part of the
+  // text. The JSON parser skips it itself; the CSV reader starts after it.
+  const bool bom = first.starts_with(kUtf8Bom);
+  if (bom) first.erase(0, kUtf8Bom.size());
 
   const auto lead = first.find_first_not_of(" \t\r");
   const bool json_object = lead == std::string::npos || first[lead] == '{';
@@ -122,7 +127,10 @@ std::vector<TraceRecord> read_trace(const std::string& path) {
 
   if (json_object && is_jsonl_header(first)) return read_jsonl(path, in);
   if (json_object) return read_chrome(path, in);
-  if (first.rfind("index,", 0) == 0) return read_csv(path, in);
+  if (first.rfind("index,", 0) == 0) {
+    if (bom) in.seekg(static_cast<std::streamoff>(kUtf8Bom.size()));
+    return read_csv(path, in);
+  }
   fail_at(path, 1, 0,
           "not a fasim trace: expected a Chrome trace JSON object, JSON lines starting with "
           "{\"type\":\"meta\"}, or a CSV header starting with 'index,kernel,block'");

@@ -14,7 +14,12 @@ namespace fasim {
 /// under it, and a path to something endless (a huge log) fails fast.
 inline constexpr std::size_t kMaxInputFileBytes = std::size_t{256} << 20;
 
-/// @brief The bytes of file `path`, all of them.
+/// @brief The UTF-8 byte order mark, which some editors and spreadsheets
+/// write before the text.
+inline constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+/// @brief The bytes of file `path`, all of them, less a leading UTF-8 byte
+/// order mark (kUtf8Bom): a CSV or TOML saved with one reads as without.
 ///
 /// @param what names the kind of file in the error, e.g. "device file".
 /// @param fix ends the error, e.g. "check the path".
