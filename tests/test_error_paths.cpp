@@ -322,6 +322,23 @@ TEST_CASE("a sweep in which some points fail keeps the rest and says how many fa
   CHECK(read_table(dir.file("s.csv")).size() == 2);
 }
 
+TEST_CASE("compare --recorded: a row the device profile cannot run names FILE:LINE and a fix for the file", "[errors][cli]") {
+  ScratchDir dir;
+  // Line 2 runs on h100; line 3's tiles (Br = Bc = 256, d = 128, fp32) need more SRAM than h100 has.
+  write_text(dir.file("tiles.csv"), recorded() + "x,y,z,flash2,fp32,1,1,1024,128,256,256,cold,time_s,1,1\n");
+  const ProcessResult r = run_fasim({"compare", "--recorded", dir.file("tiles.csv"), "--device", "h100"});
+  require_one_line_error(r, {"a recorded row whose tiles do not fit", {},
+                             dir.file("tiles.csv") + ":3: flash2 tiles Br=256, Bc=256 (d=128, fp32) do not fit h100",
+                             "this row cannot be predicted on the device profile h100; predict it with the profile "
+                             "of the GPU it was recorded on (--device), or fix the row"});
+  // A recorded file has no --br to change: the fix is not a flag of the run.
+  CHECK_THAT(r.err, !Contains("--br") && !Contains("--bc"));
+  // The library says the same (repredict, fidelity.cpp).
+  const std::string msg = error_of([&] { repredict(read_recorded_csv(dir.file("tiles.csv")), load_device("h100"), 1); });
+  CHECK_THAT(msg, Contains(dir.file("tiles.csv") + ":3: flash2 tiles Br=256"));
+  CHECK_THAT(msg, Contains("this row cannot be predicted on the device profile h100"));
+}
+
 TEST_CASE("CLI11's parse errors in fasim's words: exit 2, one line, the problem and the fix", "[errors][cli]") {
   const std::vector<CliCase> cases = {
       {"a flag given twice", {"run", "--N", "1024", "--N", "2048"}, "--N was given 2 times; give it once",

@@ -180,6 +180,7 @@ std::vector<RecordedPoint> read_recorded_csv(const std::string& path) {
     if (fresh) {
       RecordedPoint p;
       p.device = f[0], p.driver = f[1], p.date = f[2];
+      p.where = path + ":" + std::to_string(lineno);
       const auto algo = parse_algo(f[3]);
       if (!algo) throw UserError(where + "unknown algorithm '" + f[3] + "'; use one of " + std::string(kAlgoNames));
       const auto dtype = parse_dtype(f[4]);
@@ -244,6 +245,17 @@ std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, co
                   code_fetch_bytes(sim),
                   background_write_bytes(sim),
                   background_write_expected_bytes(sim)};
+      } catch (const UserError& e) {
+        // The simulator's fix names the flags of a run (--br 64 ...); a
+        // recorded row has none. Keep the problem, name the row, and give
+        // a fix that fits a recorded file.
+        const std::string what = e.what();
+        const std::string problem = what.substr(0, what.find("; "));
+        failed[i] = std::make_exception_ptr(
+            UserError(p.where + ": " + problem + "; this row cannot be predicted on the device profile " +
+                      device.name + "; predict it with the profile of the GPU it was recorded on (--device), or "
+                      "fix the row"));
+        stop = true;
       } catch (...) {
         failed[i] = std::current_exception();
         stop = true;

@@ -115,6 +115,8 @@ struct RecordedPoint {
   std::array<std::optional<double>, kMetricCount> measured_min{};
   /// most over the counter ranges or timed runs (unset as measured_min)
   std::array<std::optional<double>, kMetricCount> measured_max{};
+  /// "FILE:LINE" of the point's first row, for errors about the point
+  std::string where;
 };
 
 /// @brief Reads a long-form recorded CSV (header device,driver,date,algo,
@@ -156,7 +158,9 @@ struct Reprediction {
 /// are independent simulations, run `jobs` at a time (0: one per hardware
 /// thread); the result is the same, in the same order, for any `jobs`. A
 /// point that fails throws its error (the first such point's) after the rest
-/// have stopped.
+/// have stopped: a UserError (tiles that do not fit `device`, a shape past
+/// its HBM) starts with the point's FILE:LINE and ends with a fix for a
+/// recorded file, not the flags of a run.
 std::vector<Reprediction> repredict(const std::vector<RecordedPoint>& points, const DeviceSpec& device,
                                     unsigned jobs = 0);
 
