@@ -769,6 +769,18 @@ TEST_CASE("fasim step prints every step", "[cli]") {
   }
 }
 
+TEST_CASE("fasim step: the SRAM figure beside a load is what the block reserved, not the tile", "[cli]") {
+  // Step #0 loads Q rows 0-3 (32 B); the block has reserved Q, K and V:
+  // (Br + 2 Bc) d b = (4 + 2 * 4) * 4 * 2 = 96 B. The line must say so.
+  const ProcessResult r =
+      run_fasim({"step", "--all", "--algo", "flash2", "--N", "16", "--d", "4", "--br", "4", "--bc", "4", "--device", "toy"});
+  require_success(r);
+  const std::vector<std::string> lines = fasim::test::split_lines(r.out);
+  REQUIRE(lines.size() > 3);
+  CHECK(contains(lines[2], "load Q 4x4  +32 B read"));
+  CHECK(lines[3].rfind("        reserved for all its tiles: SRAM 96 B, registers 160 B | HBM so far:", 0) == 0);
+}
+
 // ---------------------------------------------------------------- traces
 
 TEST_CASE("fasim run --trace writes a whole trace that reads back", "[cli]") {

@@ -119,6 +119,19 @@ TEST_CASE("lesson --auto: every number is fasim's and the steps are cut to first
   }
 }
 
+TEST_CASE("lesson --auto: the step view's shared figure is what the block reserved, not the tile loaded", "[lesson][cli]") {
+  const ProcessResult r = run_fasim({"lesson", "1", "--lessons", kData, "--auto"});
+  INFO(r.describe());
+  REQUIRE(r.exit_code == 0);
+  // Step 1 loads Q rows 0-3, 4 x 4 fp16 = 32 B. The 96 B beside it is the
+  // block's room for Q, K and V, reserved at its start: (Br + 2 Bc) d b =
+  // (4 + 2 * 4) * 4 * 2. The line must say so, not read as the Q tile's size.
+  CHECK_THAT(r.out, Contains("SRAM of block 0: Q rows 0-3\n"
+                             "  reserved for all its tiles, loaded or not: shared 96 B of 4,096 B (2.3%),\n"
+                             "  registers 160 B of 8,192 B (2.0%)\n"));
+  CHECK_THAT(r.out, !Contains("  shared 96 B"));
+}
+
 TEST_CASE("lesson --auto: a summary-only scenario is not stepped", "[lesson][cli]") {
   const ProcessResult r = run_fasim({"lesson", kData + "/02-summary.md", "--auto"});
   INFO(r.describe());

@@ -64,7 +64,10 @@ void print_step(const Step& s, std::int64_t index, const Ledger& L, std::int64_t
                 static_cast<long long>(index), s.start_s * 1e6, static_cast<long long>(s.sm),
                 static_cast<long long>(s.block), static_cast<long long>(s.bh), tile_of(s).c_str());
   std::cout << head << describe(s) << "\n";
-  std::cout << "        SRAM " << with_commas(s.sram_bytes) << " B, registers " << with_commas(s.register_bytes)
+  // What the block reserved when it started, for every tile it uses (flash2:
+  // Q, K and V in SRAM), loaded or not: not the size of this step's tile.
+  std::cout << "        reserved for all its tiles: SRAM " << with_commas(s.sram_bytes) << " B, registers "
+            << with_commas(s.register_bytes)
             << " B | HBM so far: read " << with_commas(L.hbm_total().read_bytes) << " B, written "
             << with_commas(L.hbm_total().write_bytes) << " B";
   if (s.has_row) {

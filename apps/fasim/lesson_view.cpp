@@ -166,10 +166,19 @@ std::string StepView::sram_line(const Simulation& sim) const {
   const DeviceSpec& dev = sim.device();
   std::string out = wrap("SRAM of block " + std::to_string(step_.block) + ": " + (tiles.empty() ? "nothing loaded yet" : tiles),
                          style_, "", "  ");
-  out += "\n  shared " + with_commas(step_.sram_bytes) + " B of " + with_commas(dev.sram_bytes_per_block) + " B (" +
-         percent(step_.sram_bytes, dev.sram_bytes_per_block) + "), registers " + with_commas(step_.register_bytes) +
-         " B of " + with_commas(dev.register_bytes_per_block) + " B (" +
-         percent(step_.register_bytes, dev.register_bytes_per_block) + ")";
+  // The block reserves room for every tile it will use when it starts (for
+  // flash2: Q, K and V in shared memory), so these figures are that room, not
+  // the tiles loaded so far. Each "shared ... (p%)" stays on one line.
+  auto figure = [](std::string_view what, std::int64_t used, std::int64_t capacity) {
+    std::string s = std::string(what) + " " + with_commas(used) + " B of " + with_commas(capacity) + " B (" +
+                    percent(used, capacity) + ")";
+    std::replace(s.begin(), s.end(), ' ', '\x1f');  // wrap() keeps it whole
+    return s;
+  };
+  out += "\n" + wrap("reserved for all its tiles, loaded or not: " +
+                         figure("shared", step_.sram_bytes, dev.sram_bytes_per_block) + ", " +
+                         figure("registers", step_.register_bytes, dev.register_bytes_per_block),
+                     style_, "  ", "  ");
   return out;
 }
 
