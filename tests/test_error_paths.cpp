@@ -339,6 +339,43 @@ TEST_CASE("compare --recorded: a row the device profile cannot run names FILE:LI
   CHECK_THAT(msg, Contains("this row cannot be predicted on the device profile h100"));
 }
 
+TEST_CASE("a bad value from a scenario file is named as its key, a bad flag as the flag", "[errors][cli]") {
+  ScratchDir dir;
+  write_text(dir.file("row.toml"), "[run]\nrow = 99999\n");
+  write_text(dir.file("kv.toml"), "[workload]\nheads = 2\nkv_heads = 3\n");
+  write_text(dir.file("splits.toml"), "[mapping]\nsplits = 4\n");
+  const std::vector<CliCase> cases = {
+      {"row from the file", {"run", "--scenario", dir.file("row.toml")},
+       dir.file("row.toml") + ": [run] row = 99999 is outside 0..1023", "pick a row of the sequence"},
+      {"row from the flag", {"run", "--row", "99999"}, "fasim: error: --row 99999 is outside 0..1023",
+       "pick a row of the sequence"},
+      {"row from the flag over the file", {"run", "--scenario", dir.file("row.toml"), "--row", "5000"},
+       "fasim: error: --row 5000 is outside 0..1023", "pick a row of the sequence"},
+      {"row from the file, N from the flag", {"run", "--scenario", dir.file("row.toml"), "--N", "64"},
+       dir.file("row.toml") + ": [run] row = 99999 is outside 0..63", "pick a row of the sequence"},
+      {"K/V heads and heads from the file", {"run", "--scenario", dir.file("kv.toml")},
+       dir.file("kv.toml") + ": [workload] kv_heads = 3 is more than [workload] heads = 2",
+       "use a divisor of 2, e.g. [workload] kv_heads = 2"},
+      {"K/V heads from the file, heads from the flag", {"run", "--scenario", dir.file("kv.toml"), "--heads", "2"},
+       dir.file("kv.toml") + ": [workload] kv_heads = 3 is more than --heads 2",
+       "use a divisor of 2, e.g. [workload] kv_heads = 2"},
+      {"K/V heads from the flag", {"run", "--kv-heads", "3", "--heads", "2"},
+       "fasim: error: --kv-heads 3 is more than --heads 2", "use a divisor of 2"},
+      {"splits from the file", {"run", "--scenario", dir.file("splits.toml")},
+       dir.file("splits.toml") + ": [mapping] splits = 4 applies only to --algo decode",
+       "drop [mapping] splits or use --algo decode"},
+      {"splits from the flag", {"run", "--splits", "4"}, "fasim: error: --splits 4 applies only to --algo decode",
+       "drop --splits"},
+  };
+  for (const CliCase& c : cases) {
+    DYNAMIC_SECTION(c.what) {
+      const ProcessResult r = run_fasim(c.args);
+      require_one_line_error(r, c);
+      if (c.what == std::string("row from the file")) CHECK_THAT(r.err, !Contains("--row"));
+    }
+  }
+}
+
 TEST_CASE("CLI11's parse errors in fasim's words: exit 2, one line, the problem and the fix", "[errors][cli]") {
   const std::vector<CliCase> cases = {
       {"a flag given twice", {"run", "--N", "1024", "--N", "2048"}, "--N was given 2 times; give it once",

@@ -1,9 +1,12 @@
 #include "run_options.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "fasim/error.hpp"
 #include "fasim/scenario.hpp"
@@ -54,9 +57,81 @@ void add_run_flags(CLI::App& app, RunFlags& f) {
       ->check(integer);
 }
 
+namespace {
+
+// A setting the scenario file gave and no flag replaced: the flag that would
+// set it, and the file's key that did.
+struct FromFile {
+  std::string_view flag;  // "--row"
+  std::string_view key;   // "[run] row"
+};
+
+bool flag_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; }
+
+// The simulator's checks name flags ("--row 99999 is outside 0..1023; ...").
+// A value that came from the scenario file is named as the file names it,
+// and the file first: "x.toml: [run] row = 99999 is outside 0..1023; ...".
+// Flags the user typed, and flags of settings the file did not give, stay.
+std::string name_file_values(const std::string& msg, const std::vector<FromFile>& from, const std::string& path) {
+  std::string out;
+  bool renamed = false;
+  for (std::size_t i = 0; i < msg.size();) {
+    const FromFile* hit = nullptr;
+    if (msg.compare(i, 2, "--") == 0 && (i == 0 || !flag_char(msg[i - 1])))
+      for (const FromFile& x : from)
+        if (msg.compare(i, x.flag.size(), x.flag) == 0 &&
+            (i + x.flag.size() == msg.size() || !flag_char(msg[i + x.flag.size()]))) {
+          hit = &x;
+          break;
+        }
+    if (hit == nullptr) {
+      out += msg[i++];
+      continue;
+    }
+    renamed = true;
+    out += hit->key;
+    i += hit->flag.size();
+    std::size_t end = i + 1;  // "--row 99999" -> "[run] row = 99999"
+    while (end < msg.size() && std::isdigit(static_cast<unsigned char>(msg[end]))) ++end;
+    if (i < msg.size() && msg[i] == ' ' && end > i + 1) {
+      out += " = " + msg.substr(i + 1, end - i - 1);
+      i = end;
+    }
+  }
+  return renamed ? path + ": " + out : msg;
+}
+
+}  // namespace
+
 RunConfig resolve(const RunFlags& f) {
   Scenario sc;
   if (f.given("--scenario")) sc = load_scenario(f.scenario);
+  // Which settings the file gave and no flag replaced, so that a check of
+  // them names the file's key, not a flag the user never typed.
+  std::vector<FromFile> from_file;
+  auto from = [&](std::string_view flag, std::string_view key, bool in_file) {
+    if (in_file && !f.given(std::string(flag))) from_file.push_back({flag, key});
+  };
+  from("--batch", "[workload] batch", sc.batch.has_value());
+  from("--heads", "[workload] heads", sc.heads.has_value());
+  from("--N", "[workload] N", sc.N.has_value());
+  from("--d", "[workload] d", sc.d.has_value());
+  from("--kv-heads", "[workload] kv_heads", sc.kv_heads.has_value());
+  from("--N-kv", "[workload] N_kv", sc.N_kv.has_value());
+  from("--window", "[workload] window", sc.window.has_value());
+  from("--page-size", "[workload] page_size", sc.page_size.has_value());
+  from("--br", "[mapping] br", sc.br.has_value());
+  from("--bc", "[mapping] bc", sc.bc.has_value());
+  from("--splits", "[mapping] splits", sc.splits.has_value());
+  from("--blocks-per-sm", "[mapping] blocks_per_sm", sc.blocks_per_sm.has_value());
+  from("--row", "[run] row", sc.row.has_value());
+  auto checked = [&](auto&& check) {
+    try {
+      check();
+    } catch (const UserError& e) {
+      throw UserError(name_file_values(e.what(), from_file, f.scenario));
+    }
+  };
 
   RunConfig c;
   c.title = sc.title;
@@ -108,13 +183,13 @@ RunConfig resolve(const RunFlags& f) {
     throw UserError("--blocks-per-sm must be a positive integer, got " + std::to_string(f.blocks_per_sm) +
                     "; pass e.g. --blocks-per-sm 1, or leave it out for as many blocks as fit");
   pick("--blocks-per-sm", f.blocks_per_sm, m.blocks_per_sm);
-  validate_workload(w);  // before choosing tiles, so a bad N or d is named as such
+  checked([&] { validate_workload(w); });  // before choosing tiles, so a bad N or d is named as such
   // After double_buffer: its second K/V buffers must fit beside the tiles.
   if (br) {
     m.br = *br;
     m.bc = *bc;
   } else {
-    m = default_tiles(m, w, c.device);
+    checked([&] { m = default_tiles(m, w, c.device); });
   }
   if (f.given("--l2")) {
     if (f.l2 != "cold" && f.l2 != "warm")
@@ -133,6 +208,12 @@ RunConfig resolve(const RunFlags& f) {
     c.options.scale = s.size() == 1 ? InputScale{s[0], s[0], s[0]} : InputScale{s[0], s[1], s[2]};
   }
   pick("--row", f.row, c.options.watch.row);
+  // The checks that need no device, here, where the source of each value is
+  // known (the Simulation checks them all again, with the device).
+  checked([&] {
+    validate_mapping(w, m);
+    validate_watched_row(w, c.options.watch.row);
+  });
   return c;
 }
 

@@ -75,7 +75,11 @@ struct RunConfig {
 /// --page-size, --splits to `app`.
 void add_run_flags(CLI::App& app, RunFlags& f);
 
-/// @brief Defaults, then the scenario file, then the flags. Throws UserError.
+/// @brief Defaults, then the scenario file, then the flags. Throws UserError;
+/// a check that fails on a value the scenario file gave (and no flag
+/// replaced) names the file and its key ("x.toml: [run] row = 99999 ..."),
+/// not the flag. Checks that need no device are made here; the Simulation
+/// checks the device.
 RunConfig resolve(const RunFlags& f);
 
 }  // namespace fasim::cli

@@ -79,6 +79,12 @@ bool line_l2_applies(const DeviceSpec& device, const Workload& w, const Hbm& hbm
 
 }  // namespace
 
+void validate_watched_row(const Workload& w, std::int64_t row) {
+  if (row < 0 || row >= w.N)
+    throw UserError("--row " + std::to_string(row) + " is outside 0.." + std::to_string(w.N - 1) +
+                    "; pick a row of the sequence");
+}
+
 Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, SimOptions options)
     : device_(std::move(device)), workload_(workload), mapping_(mapping), options_(options) {
   validate(workload_, mapping_, device_);
@@ -88,9 +94,7 @@ Simulation::Simulation(DeviceSpec device, Workload workload, Mapping mapping, Si
     throw UserError("executing this shape with values would hold " +
                     gib(execute_bytes(workload_, mapping_)) + " of host memory (limit " +
                     gib(kMaxExecuteBytes) + "); add --no-numerics to count bytes only");
-  if (options_.watch.row < 0 || options_.watch.row >= workload_.N)
-    throw UserError("--row " + std::to_string(options_.watch.row) + " is outside 0.." +
-                    std::to_string(workload_.N - 1) + "; pick a row of the sequence");
+  validate_watched_row(workload_, options_.watch.row);
 
   const AlgorithmInfo& algo = algorithm(mapping_.algo);
   need_ = algo.need(workload_, mapping_, device_);

@@ -210,8 +210,7 @@ void check_hbm_capacity(const Workload& w, const Mapping& m, const DeviceSpec& d
 
 }  // namespace
 
-void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
-  validate_workload(w);
+void validate_mapping(const Workload& w, const Mapping& m) {
   positive(m.br, "--br 64", "Br (query rows per tile)");
   positive(m.bc, "--bc 64", "Bc (key rows per tile)");
   non_negative(m.splits, "--splits 8", "splits (key chunks of decode; 0 means automatic)");
@@ -222,7 +221,11 @@ void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
     throw UserError("--splits " + std::to_string(m.splits) + " is more than the " + std::to_string(Tc) + " " + plural(Tc, "key tile") +
                     " (N_kv=" + std::to_string(w.n_keys()) + ", Bc=" + std::to_string(m.bc) +
                     "); use --splits " + std::to_string(Tc) + " or fewer, or a smaller --bc");
+}
 
+void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev) {
+  validate_workload(w);
+  validate_mapping(w, m);
   check_hbm_capacity(w, m, dev);
   const OnChipBytes need = need_of(w, m, dev);
   if (fits(need, dev)) return;

@@ -45,6 +45,11 @@ struct SimOptions {
   WarpLatency latency = kWarpLatency;
 };
 
+/// @brief Throws UserError unless `row`, the watched row, is a row of the
+/// sequence (0 .. N-1). The Simulation checks it; the CLI checks it first,
+/// where it knows whether the row came from a flag or a scenario file.
+void validate_watched_row(const Workload& w, std::int64_t row);
+
 /// @brief Predicted time of the whole run.
 struct TimeReport {
   double seconds = 0;               ///< first launch to last kernel's end

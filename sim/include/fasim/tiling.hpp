@@ -33,7 +33,13 @@ Mapping default_tiles(const Mapping& base, const Workload& w, const DeviceSpec& 
 /// negative); throws UserError naming the value and the fix.
 void validate_workload(const Workload& w);
 
-/// @brief Checks the shape and tiling; throws UserError with one line naming
+/// @brief Checks the tiling on its own, without a device: Br and Bc
+/// positive, splits not negative, only with decode and not more than the key
+/// tiles; throws UserError naming the value and the fix.
+void validate_mapping(const Workload& w, const Mapping& m);
+
+/// @brief Checks the shape and tiling (validate_workload, validate_mapping,
+/// then the device); throws UserError with one line naming
 /// the problem and the fix (tensors larger than the device's HBM; for tiles
 /// that do not fit: bytes needed, capacity, and the largest Br/Bc that fit).
 void validate(const Workload& w, const Mapping& m, const DeviceSpec& dev);
