@@ -296,6 +296,21 @@ TEST_CASE("fasim run --json: naive writes S and P to HBM", "[cli]") {
   require_totals_add_up(j);
 }
 
+TEST_CASE("fasim run: a run of hours says so on stderr before it starts, the quickstart does not", "[cli]") {
+  // N = 2^24 counting only: about 8.6e10 steps, hours on any machine. The
+  // line comes before the first step; the test stops the run after it.
+  const ProcessResult big = run_fasim({"run", "--N", "16777216", "--no-numerics"}, std::nullopt, std::chrono::seconds(5));
+  INFO(big.describe());
+  CHECK(big.out.empty());
+  CHECK_THAT(big.err, Catch::StartsWith("fasim: warning: this run may take about "));
+  CHECK_THAT(big.err, Catch::Contains("hours"));
+  CHECK_THAT(big.err, Catch::Contains("a smaller --N"));
+  CHECK(std::count(big.err.begin(), big.err.end(), '\n') == 1);
+  // The quickstart, and a run of a second or so, say nothing.
+  require_success(run_fasim({"run", "--scenario", kQuickstart}));
+  require_success(run_fasim({"run", "--N", "16384", "--no-numerics"}));
+}
+
 TEST_CASE("fasim run: flags override the scenario file", "[cli]") {
   SECTION("quickstart with --N 128") {
     const json j = run_json({"--scenario", kQuickstart, "--N", "128"});

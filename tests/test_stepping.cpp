@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fasim/simulation.hpp"
+#include "fasim/tiling.hpp"
 
 using namespace fasim;
 
@@ -174,4 +175,60 @@ TEST_CASE("inputs can only be replaced before the first step", "[stepping]") {
   CHECK_THROWS_WITH(sim.set_input(TensorId::Q, std::vector<float>(3)), Catch::Contains("needs 8 values"));
   sim.next();
   CHECK_THROWS_WITH(sim.set_input(TensorId::Q, std::vector<float>(8)), Catch::Contains("before the first step"));
+}
+
+TEST_CASE("estimate_run_size: the steps of every algorithm and variant, within a quarter", "[stepping][estimate]") {
+  const DeviceSpec dev = load_device("h100");
+  auto shape = [](std::int64_t heads, std::int64_t N, std::int64_t d) { return Workload{1, heads, N, d, DType::fp16}; };
+  struct Case {
+    const char* what;
+    Workload w;
+    Algo algo;
+  };
+  std::vector<Case> cases;
+  for (Algo a : {Algo::flash2, Algo::flash1, Algo::naive}) {
+    cases.push_back({"plain", shape(2, 1000, 64), a});
+    Workload causal = shape(1, 2048, 64);
+    causal.causal = true;
+    cases.push_back({"causal", causal, a});
+    Workload window = shape(1, 2048, 32);
+    window.window = 300;
+    cases.push_back({"window", window, a});
+    Workload cross = shape(1, 200, 64);
+    cross.N_kv = 3000;
+    cases.push_back({"N_kv > N", cross, a});
+  }
+  Workload paged = shape(2, 1024, 64);
+  paged.page_size = 16;
+  cases.push_back({"paged", paged, Algo::flash2});
+  Workload decode = shape(8, 1, 128);
+  decode.kv_heads = 2;
+  decode.N_kv = 8192;
+  cases.push_back({"decode, GQA", decode, Algo::decode});
+  Workload spec = shape(4, 4, 64);
+  spec.N_kv = 4096;
+  spec.causal = true;
+  cases.push_back({"decode, causal, several queries", spec, Algo::decode});
+  for (const Case& c : cases) {
+    DYNAMIC_SECTION(name(c.algo) << " " << c.what) {
+      Simulation sim(dev, c.w, default_tiles(c.algo, c.w, dev), {.numerics = false});
+      sim.run();
+      const double steps = static_cast<double>(sim.ledger().steps());
+      const RunSize size = estimate_run_size(c.w, sim.mapping());
+      INFO("estimated " << size.steps << ", took " << steps);
+      CHECK(size.steps >= 0.75 * steps);
+      CHECK(size.steps <= 1.25 * steps);
+    }
+  }
+}
+
+TEST_CASE("estimated_seconds: the quickstart is quick, N = 2^24 takes hours", "[stepping][estimate]") {
+  const DeviceSpec dev = load_device("h100");
+  const Workload quick{1, 1, 1024, 64, DType::fp16};
+  CHECK(estimated_seconds(estimate_run_size(quick, Mapping{Algo::flash2, 64, 64}), true) < 1);
+  // 2^17 x 2^17 tile visits of five steps each: 8.6e10 steps.
+  const Workload huge{1, 1, 16777216, 64, DType::fp16};
+  const RunSize size = estimate_run_size(huge, default_tiles(Algo::flash2, huge, dev));
+  CHECK(size.key_tile_visits == Approx(17179869184.0));
+  CHECK(estimated_seconds(size, false) > 3600);
 }

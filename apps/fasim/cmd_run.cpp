@@ -1,10 +1,14 @@
 // `fasim run`: simulate one forward pass and print what it moved.
+#include <cmath>
 #include <iostream>
 #include <memory>
+#include <string_view>
 
 #include "commands.hpp"
 #include "fasim/error.hpp"
+#include "fasim/format.hpp"
 #include "fasim/report.hpp"
+#include "fasim/tiling.hpp"
 #include "fasim/trace.hpp"
 #include "fasim/trace_writer.hpp"
 #include "run_options.hpp"
@@ -18,6 +22,33 @@ struct RunArgs {
   bool json = false;
   std::string trace, trace_format = "chrome";
 };
+
+// A run estimated to take longer than this says so first (estimated_seconds,
+// tiling.hpp): a run of hours is otherwise hours of silence.
+constexpr double kLongRunSeconds = 10;
+
+// "40 seconds", "25 minutes", "7 hours", "3 days": roughly.
+std::string roughly(double seconds) {
+  auto n = [](double x, std::string_view unit) {
+    const auto v = static_cast<std::int64_t>(std::llround(x));
+    return std::to_string(v) + " " + plural(v, unit);
+  };
+  if (seconds < 100) return n(seconds, "second");
+  if (seconds < 100 * 60) return n(seconds / 60, "minute");
+  if (seconds < 48 * 3600) return n(seconds / 3600, "hour");
+  return n(seconds / 86400, "day");
+}
+
+// One line on stderr before a long run: roughly how long, and what makes it shorter.
+void warn_if_long(const Simulation& sim) {
+  const RunSize size = estimate_run_size(sim.workload(), sim.mapping());
+  const bool numerics = sim.options().numerics;
+  const double seconds = estimated_seconds(size, numerics);
+  if (seconds <= kLongRunSeconds) return;
+  std::cerr << "fasim: warning: this run may take about " << roughly(seconds) << " (" << human_count(size.steps)
+            << " steps" << (numerics ? ", with values" : "") << "); " << (numerics ? "--no-numerics, " : "")
+            << "a smaller --N, --N-kv, --batch or --heads (or larger --br and --bc) makes it shorter\n";
+}
 }  // namespace
 
 Action add_run(CLI::App& app) {
@@ -38,10 +69,12 @@ Action add_run(CLI::App& app) {
     const RunConfig c = resolve(args->flags);
     Simulation sim(c.device, c.workload, c.mapping, c.options);
     if (traced) {
-      TraceWriter trace(args->trace, args->trace_format, sim);
+      TraceWriter trace(args->trace, args->trace_format, sim);  // a bad path is an error, not a warning first
+      warn_if_long(sim);
       while (sim.next()) trace.step(sim);
       trace.commit();
     } else {
+      warn_if_long(sim);
       sim.run();
     }
     std::optional<NumericsResult> num;

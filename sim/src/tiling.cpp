@@ -272,4 +272,54 @@ double execute_bytes(const Workload& w, const Mapping& m) {
   return bytes;
 }
 
+RunSize estimate_run_size(const Workload& w, const Mapping& m) {
+  // Query rows per head as the blocks take them: decode packs a K/V head's
+  // query heads into one sequence of rows (decode.hpp).
+  const bool decode = m.algo == Algo::decode;
+  const std::int64_t rows = decode ? decode::packed_rows(w) : w.N;
+  const double heads = static_cast<double>(decode ? w.bh_kv() : w.bh());
+  const std::int64_t Tr = ceil_div(rows, m.br);
+  // Key tiles per query block: the same for all without a mask; with one
+  // they change along the diagonal, and an even sample follows them.
+  const std::int64_t samples = w.masked() ? std::min<std::int64_t>(Tr, 4096) : 1;
+  double tiles = 0;
+  for (std::int64_t k = 0; k < samples; ++k) {
+    const std::int64_t p0 = (samples == Tr ? k : k * (Tr / samples)) * m.br;
+    std::int64_t n_min = p0 % w.N, n_max = n_min + std::min(m.br, rows - p0) - 1;
+    if (n_max >= w.N) n_min = 0, n_max = w.N - 1;  // decode: a block across query heads
+    const std::int64_t hi = w.key_hi(n_max);
+    if (hi >= 0) tiles += static_cast<double>(hi / m.bc - w.key_lo(n_min) / m.bc + 1);
+  }
+  RunSize s;
+  const double blocks = heads * static_cast<double>(Tr);  // query blocks, all heads
+  const double all_tiles = static_cast<double>(ceil_div(w.n_keys(), m.bc));
+  // naive computes every tile of S, masked or not.
+  s.key_tile_visits = blocks * (m.algo == Algo::naive ? all_tiles : tiles / static_cast<double>(samples));
+  // Steps: each visit loads a K and a V tile (one load per page run when
+  // paged), then S, the softmax and PV; each query block loads Q, finishes
+  // and stores. flash1 loads K and V once per key block, and Q, O, m, l and
+  // stores O, m, l each visit (not O, m, l at a row's first). naive stores S,
+  // then reads S and P back in two more kernels. decode runs each query block
+  // as `splits` blocks, then a kernel that combines their partials.
+  const double loads =
+      w.page_size > 0 ? std::ceil(static_cast<double>(m.bc) / static_cast<double>(w.page_size)) : 1.0;
+  const double kv_loads = 2 * loads, v = s.key_tile_visits;
+  switch (m.algo) {
+    case Algo::flash2: s.steps = v * (3 + kv_loads) + 4 * blocks; break;
+    case Algo::flash1: s.steps = v * 10 - 3 * blocks + kv_loads * heads * all_tiles; break;
+    case Algo::naive: s.steps = v * (9 + kv_loads) + 2 * blocks; break;
+    case Algo::decode: {
+      const double splits = static_cast<double>(std::max<std::int64_t>(m.splits, 1));
+      s.steps = v * (3 + kv_loads) + 4 * blocks * splits + 3 * blocks * splits + 4 * blocks;
+      break;
+    }
+  }
+  s.matmul_flops = v * 4.0 * static_cast<double>(m.br) * static_cast<double>(m.bc) * static_cast<double>(w.d);
+  return s;
+}
+
+double estimated_seconds(const RunSize& s, bool numerics) {
+  return s.steps * kSecondsPerStep + (numerics ? s.matmul_flops / kMatmulFlopsPerSecond : 0.0);
+}
+
 }  // namespace fasim

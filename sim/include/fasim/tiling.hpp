@@ -58,4 +58,30 @@ double execute_bytes(const Workload& w, const Mapping& m);
 /// @brief Largest execute-mode footprint fasim accepts (4 GiB).
 inline constexpr double kMaxExecuteBytes = 4.0 * 1024 * 1024 * 1024;
 
+/// @brief How much work a run is, roughly, from its tiles alone (no
+/// Simulation is built): to say before a long run how long it may take.
+struct RunSize {
+  double key_tile_visits = 0;  ///< (query block, key tile) pairs the mask lets through, all heads
+  double steps = 0;            ///< steps, from the visits (within a quarter of the real count)
+  double matmul_flops = 0;     ///< FLOPs of S = QK^T and PV over the visits (whole tiles)
+};
+
+/// @brief The RunSize of `w` tiled as `m` (its Br and Bc; decode's packed
+/// query rows). With a mask, the key tiles of up to 4,096 query blocks,
+/// spread evenly, stand for all of them.
+RunSize estimate_run_size(const Workload& w, const Mapping& m);
+
+/// @brief Wall seconds a step takes, counting only: 0.1 to 0.4 us of CPU
+/// (flash2 the least, naive the most), 0.2 to 0.9 us of wall time on the
+/// project's 2-core box with other builds running (2026-12; e.g. flash2
+/// N = 65536, Br = Bc = 16: 8.4e7 steps in 14 s).
+inline constexpr double kSecondsPerStep = 0.3e-6;
+/// @brief Matmul FLOPs a second with values, the fp64 reference included:
+/// flash2 N = 8192, d = 64 (1.7e10) took 3.7 s of wall time on the same box.
+inline constexpr double kMatmulFlopsPerSecond = 5e9;
+
+/// @brief Rough wall seconds of a run of size `s` on that box, with values
+/// (`numerics`) or counting only.
+double estimated_seconds(const RunSize& s, bool numerics);
+
 }  // namespace fasim
