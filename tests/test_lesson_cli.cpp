@@ -132,6 +132,22 @@ TEST_CASE("lesson --auto: the step view's shared figure is what the block reserv
   CHECK_THAT(r.out, !Contains("  shared 96 B"));
 }
 
+TEST_CASE("lesson --auto: before predicting recorded runs again it says so on stderr, terminal or not", "[lesson][cli]") {
+  fasim::test::ScratchDir dir;
+  fasim::test::write_text(dir.file("rec.csv"),
+                          "device,driver,date,algo,dtype,batch,heads,N,d,br,bc,l2_mode,metric,predicted,measured\n"
+                          "x,y,z,flash2,fp16,1,1,256,64,64,64,cold,time_s,1,1\n");
+  fasim::test::write_text(dir.file("01-r.md"), "# R\n\nIntro.\n\n## A\n\n```recorded one\n--recorded rec.csv "
+                                               "--device h100\n```\n");
+  // stderr is a pipe here, as under a script, an IDE or `2>log`: the line
+  // is a plain one, not the terminal's line that rewrites itself.
+  const ProcessResult r = run_fasim({"lesson", dir.file("01-r.md"), "--auto"});
+  INFO(r.describe());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err == "fasim: predicting the 1 recorded point of rec.csv again...\n");
+  CHECK_THAT(r.out, Contains("recorded"));
+}
+
 TEST_CASE("lesson --auto: a summary-only scenario is not stepped", "[lesson][cli]") {
   const ProcessResult r = run_fasim({"lesson", kData + "/02-summary.md", "--auto"});
   INFO(r.describe());
@@ -231,7 +247,11 @@ TEST_CASE("lesson: every lesson in lessons/ renders in --auto mode and grades it
     const ProcessResult r = run_fasim({"lesson", path, "--auto"}, std::nullopt, fasim::test::kWholeSweepsTimeout);
     INFO(r.describe());
     REQUIRE(r.exit_code == 0);
-    CHECK(r.err.empty());
+    for (const auto& line : fasim::test::split_lines(r.err)) {  // only what it is predicting (lesson 8)
+      INFO(line);
+      CHECK(line.rfind("fasim: predicting the ", 0) == 0);
+      CHECK(line.ends_with(" again..."));
+    }
     CHECK_THAT(r.out, !Contains("{{"));
     for (const auto& line : fasim::test::split_lines(r.out)) {
       INFO(line);

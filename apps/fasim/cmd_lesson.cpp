@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "fasim/atomic_file.hpp"
 #include "fasim/error.hpp"
+#include "fasim/format.hpp"
 #include "fasim/lesson.hpp"
 #include "fasim/lesson_numbers.hpp"
 #include "lesson_check.hpp"
@@ -197,16 +198,30 @@ Action add_lesson(CLI::App& app) {
       return check_exercises(lesson, reports, style, answers, std::cin, isatty(STDIN_FILENO), std::cout);
     }
     // A lesson that quotes recorded GPU runs predicts them all again before
-    // its first page (about 10 s for lesson 8 on two cores): say so.
+    // its first page (16 s to minutes for lesson 8 on two cores): say so,
+    // before each file. On a terminal the line is rewritten and cleared;
+    // elsewhere (a pipe, a log, an IDE) it is a line of its own.
+    const bool terminal = isatty(STDERR_FILENO) == 1;
     bool noted = false;
-    if (isatty(STDERR_FILENO) == 1)
-      reports.on_recorded_predict([&](const std::string& csv, std::size_t points) {
-        std::cerr << "\r\033[Kpredicting the " << points << " recorded points of "
-                  << fs::path(csv).filename().string() << " again..." << std::flush;
-        noted = true;
-      });
-    const auto parts = build_parts(lesson, reports, style);
-    if (noted) std::cerr << "\r\033[K" << std::flush;
+    reports.on_recorded_predict([&](const std::string& csv, std::size_t points) {
+      const std::string what = "predicting the " + std::to_string(points) + " recorded " +
+                               plural(static_cast<std::int64_t>(points), "point") + " of " +
+                               fs::path(csv).filename().string() + " again...";
+      if (terminal) std::cerr << "\r\033[K" << what << std::flush;
+      else std::cerr << "fasim: " << what << "\n" << std::flush;
+      noted = true;
+    });
+    auto clear_note = [&] {
+      if (noted && terminal) std::cerr << "\r\033[K" << std::flush;
+    };
+    std::vector<LessonPart> parts;
+    try {
+      parts = build_parts(lesson, reports, style);
+    } catch (...) {
+      clear_note();  // an error starts its own line
+      throw;
+    }
+    clear_note();
     if (!args->automatic && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
       show_interactive(lesson, parts, reports, style);
     else
