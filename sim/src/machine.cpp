@@ -94,6 +94,9 @@ double Machine::load(Step& s, BlockClock& c) {
   const std::int64_t sectors = sector_bytes(x, s.bh, s.row0, s.rows, s.col0, s.cols, dev_.l2_sector_bytes);
   const TileKey key{s.tensor, s.bh, s.row0, s.col0, s.rows, s.cols};
   L2Access a = l2_.read(key, sectors, c.sm);
+  // The count model's expected hit share, which times a load beside its own
+  // sampled lines' (simt_own_lines_weight).
+  const double expected_hit = sectors > 0 ? static_cast<double>(a.hit_bytes) / static_cast<double>(sectors) : 0.0;
   if (lines_) {
     const L2Access b = lines_->read(line_request(s, c), sectors);
     a.hit_bytes = b.hit_bytes;
@@ -119,11 +122,15 @@ double Machine::load(Step& s, BlockClock& c) {
                          arrives);
   // cuda-simt: each thread loads its elements one after another, and waits
   // for each (tiles.cuh), so the tile takes its elements per thread times the
-  // time of one load, a hit or a miss as the L2 says (timing.hpp).
+  // time of one load, a hit or a miss in the share the L2 gives; where the
+  // line-level L2 counts, its share is blended with the count model's
+  // expected one (simt_own_lines_weight, timing.hpp).
   if (compute_ == ComputeModel::cuda_simt && warps_per_block_ > 0 && sectors > 0) {
     const double threads = static_cast<double>(warps_per_block_ * kWarpSize);
     const double per_thread = std::ceil(static_cast<double>(s.rows * s.cols) / threads);
-    const double hit = arrives > 0 ? 0.0 : static_cast<double>(a.hit_bytes) / static_cast<double>(sectors);
+    const double own = static_cast<double>(a.hit_bytes) / static_cast<double>(sectors);
+    const double w = lines_ ? latency_.simt_own_lines_weight : 1.0;
+    const double hit = arrives > 0 ? 0.0 : w * own + (1 - w) * expected_hit;
     done = std::max(done, start + per_thread * (hit * latency_.simt_load_hit_s + (1 - hit) * latency_.simt_load_miss_s));
   }
   if (a.miss_bytes > 0) reading_from_dram(key, done, start);

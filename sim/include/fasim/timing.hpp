@@ -116,6 +116,19 @@ struct WarpLatency {
   /// 220 and 428 ns, against 145 and 337 ns for one thread chasing pointers.
   double simt_load_hit_s = 220e-9;
   double simt_load_miss_s = 428e-9;  ///< see simt_load_hit_s
+  /// cuda-simt, where the line-level L2 counts (l2_lines.hpp): the weight
+  /// of a load's own sampled lines in the hit share that times it; the rest
+  /// is the count model's expected share for the same tile. The line model
+  /// sees 1 line in 29 (a 16 KiB tile: about 4 of its 128 lines), so a
+  /// tile's own share is a noisy estimate, and at weight 1 a block whose
+  /// few sampled lines missed fell behind and stayed behind: flash1's
+  /// blocks started their last key block 177 us apart where the GPU's are
+  /// 43 (132 heads, N 512, d 128). Chosen on the GPU's drift alone
+  /// (docs/results/h200-2026-12-01-flash1-drift.txt, three shapes), not on
+  /// bytes: at 0.3 fasim's spreads are 48, 49 and 122 us against the GPU's
+  /// 43, 64 and 129 (0.2: 38, 36, 95; 0.5: 79 at the first). Bytes move
+  /// little (docs/results/load-timing-blend-2026-12-01.md).
+  double simt_own_lines_weight = 0.3;
   /// cuda-simt and cuda-mma: the share of the queued work of an SM's pipes
   /// that the oldest block there skips. The warp scheduler issues the oldest
   /// ready warps first, so when two blocks share an SM the one that started
