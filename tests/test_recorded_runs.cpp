@@ -929,3 +929,13 @@ TEST_CASE("recorded runs: shapes held out from the line-level L2's layouts", "[f
   check_ratchet({"h200-2026-12-01-l2-layouts-holdout.csv", "h200-2026-11-22-measured.toml",
                  "h200-2026-12-01-l2-layouts-holdout-misses.csv", 10});
 }
+
+TEST_CASE("recorded runs: shapes held out from the load-timing blend", "[fidelity]") {
+  // load-timing-blend-holdout-2026-12-01.sh: ten shapes no earlier set has,
+  // predicted at own-lines weights 1 and 0.3 before the run
+  // (load-timing-blend-holdout-predictions-2026-12-01.csv); 32 placements
+  // each. Weight 0.3 (fasim now) against 1: reads in bar at 8 of 10 (8),
+  // drained writes at 9 (8), writes during the run at 8 (6), time 10 (10).
+  check_ratchet({"h200-2026-12-01-blend-holdout.csv", "h200-2026-11-22-measured.toml",
+                 "h200-2026-12-01-blend-holdout-misses.csv", 10});
+}
