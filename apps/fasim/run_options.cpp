@@ -112,19 +112,7 @@ RunConfig resolve(const RunFlags& f) {
   auto from = [&](std::string_view flag, std::string_view key, bool in_file) {
     if (in_file && !f.given(std::string(flag))) from_file.push_back({flag, key});
   };
-  from("--batch", "[workload] batch", sc.batch.has_value());
-  from("--heads", "[workload] heads", sc.heads.has_value());
-  from("--N", "[workload] N", sc.N.has_value());
-  from("--d", "[workload] d", sc.d.has_value());
-  from("--kv-heads", "[workload] kv_heads", sc.kv_heads.has_value());
-  from("--N-kv", "[workload] N_kv", sc.N_kv.has_value());
-  from("--window", "[workload] window", sc.window.has_value());
-  from("--page-size", "[workload] page_size", sc.page_size.has_value());
-  from("--br", "[mapping] br", sc.br.has_value());
-  from("--bc", "[mapping] bc", sc.bc.has_value());
-  from("--splits", "[mapping] splits", sc.splits.has_value());
-  from("--blocks-per-sm", "[mapping] blocks_per_sm", sc.blocks_per_sm.has_value());
-  from("--row", "[run] row", sc.row.has_value());
+  // (Each pick below notes its own; Br and Bc are merged by hand.)
   auto checked = [&](auto&& check) {
     try {
       check();
@@ -141,18 +129,22 @@ RunConfig resolve(const RunFlags& f) {
   Workload& w = c.workload;
   Mapping& m = c.mapping;
   apply_scenario(sc, w, m, c.options);  // then the flags on top
-  auto pick = [&](const char* flag, std::int64_t flag_value, std::int64_t& field) {
-    if (f.given(flag)) field = flag_value;
+  // A flag given wins over the file; a value the file gave and no flag
+  // replaced is remembered by its key (from_file).
+  auto pick = [&](std::string_view flag, std::string_view key, bool in_file, std::int64_t flag_value,
+                  std::int64_t& field) {
+    if (f.given(std::string(flag))) field = flag_value;
+    else from(flag, key, in_file);
   };
-  pick("--batch", f.batch, w.batch);
-  pick("--heads", f.heads, w.heads);
-  pick("--N", f.N, w.N);
-  pick("--d", f.d, w.d);
-  pick("--kv-heads", f.kv_heads, w.kv_heads);
-  pick("--N-kv", f.N_kv, w.N_kv);
+  pick("--batch", "[workload] batch", sc.batch.has_value(), f.batch, w.batch);
+  pick("--heads", "[workload] heads", sc.heads.has_value(), f.heads, w.heads);
+  pick("--N", "[workload] N", sc.N.has_value(), f.N, w.N);
+  pick("--d", "[workload] d", sc.d.has_value(), f.d, w.d);
+  pick("--kv-heads", "[workload] kv_heads", sc.kv_heads.has_value(), f.kv_heads, w.kv_heads);
+  pick("--N-kv", "[workload] N_kv", sc.N_kv.has_value(), f.N_kv, w.N_kv);
   w.causal = w.causal || f.causal;
-  pick("--window", f.window, w.window);
-  pick("--page-size", f.page_size, w.page_size);
+  pick("--window", "[workload] window", sc.window.has_value(), f.window, w.window);
+  pick("--page-size", "[workload] page_size", sc.page_size.has_value(), f.page_size, w.page_size);
   // Flags are checked as given (the scenario reader checks its own keys).
   // 0 means "as heads" / "as N" inside a Workload, but a flag must say a number.
   if (f.given("--kv-heads") && f.kv_heads <= 0)
@@ -176,13 +168,15 @@ RunConfig resolve(const RunFlags& f) {
   // (or the other one's value).
   std::optional<std::int64_t> br = f.given("--br") ? std::optional(f.br) : sc.br;
   std::optional<std::int64_t> bc = f.given("--bc") ? std::optional(f.bc) : sc.bc;
+  from("--br", "[mapping] br", sc.br.has_value());
+  from("--bc", "[mapping] bc", sc.bc.has_value());
   square_lone_tile(br, bc);
   m.double_buffer = m.double_buffer || f.double_buffer;
-  pick("--splits", f.splits, m.splits);
+  pick("--splits", "[mapping] splits", sc.splits.has_value(), f.splits, m.splits);
   if (f.given("--blocks-per-sm") && f.blocks_per_sm <= 0)
     throw UserError("--blocks-per-sm must be a positive integer, got " + std::to_string(f.blocks_per_sm) +
                     "; pass e.g. --blocks-per-sm 1, or leave it out for as many blocks as fit");
-  pick("--blocks-per-sm", f.blocks_per_sm, m.blocks_per_sm);
+  pick("--blocks-per-sm", "[mapping] blocks_per_sm", sc.blocks_per_sm.has_value(), f.blocks_per_sm, m.blocks_per_sm);
   checked([&] { validate_workload(w); });  // before choosing tiles, so a bad N or d is named as such
   // After double_buffer: its second K/V buffers must fit beside the tiles.
   if (br) {
@@ -207,7 +201,7 @@ RunConfig resolve(const RunFlags& f) {
                       "--input-scale 1,1,1e30");
     c.options.scale = s.size() == 1 ? InputScale{s[0], s[0], s[0]} : InputScale{s[0], s[1], s[2]};
   }
-  pick("--row", f.row, c.options.watch.row);
+  pick("--row", "[run] row", sc.row.has_value(), f.row, c.options.watch.row);
   // The checks that need no device, here, where the source of each value is
   // known (the Simulation checks them all again, with the device).
   checked([&] {
